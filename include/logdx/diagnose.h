@@ -1,0 +1,81 @@
+/* logdx diagnose: turns a finished scan into a ranked list of diagnoses, plain data
+ * that reporters print without knowing anything about the scan.
+ *
+ * Ownership: an ldx_file_report owns its strings and arrays; rule pointers point into
+ * the ruleset, which must outlive the report. */
+#ifndef LOGDX_DIAGNOSE_H
+#define LOGDX_DIAGNOSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logdx/core.h"
+#include "logdx/input.h"
+#include "logdx/rules.h"
+#include "logdx/scan.h"
+
+typedef enum { LDX_ROLE_INITIATING = 0, LDX_ROLE_COLLATERAL, LDX_ROLE_CONTRIBUTING } ldx_role;
+
+const char *ldx_role_name(ldx_role r);
+
+typedef struct {
+    const char *name;
+    char *value;
+} ldx_capture;
+
+typedef struct {
+    uint64_t line;
+    int rank;            /* -1: none */
+    char *text;
+    const char *signal;
+    ldx_capture *caps;
+    size_t ncaps;
+} ldx_evidence;
+
+/* A series of numbers that made a trend condition true, for display. */
+typedef struct {
+    const char *signal, *capture;
+    bool rising;
+    int rank;            /* -1: lines without a rank */
+    uint64_t points;
+    double first, last;
+    double *values;      /* a sample of the series, in order */
+    size_t nvalues;
+} ldx_trend;
+
+typedef struct {
+    const ldx_rule_info *rule;
+    double confidence;   /* 0..1, from the evidence */
+    double score;        /* ranking key, higher first */
+    ldx_role role;
+    const char *cause;   /* for collateral: the id of the rule it follows from */
+    uint64_t line;       /* first line of the evidence */
+    int rank;            /* rank of that line, or -1 */
+    uint64_t hits;       /* matching lines, all signals */
+    ldx_evidence *evidence;
+    size_t nevidence;
+    ldx_trend *trends;
+    size_t ntrends;
+} ldx_diagnosis;
+
+typedef struct {
+    char *path;
+    uint64_t lines;
+    uint64_t bytes;
+    ldx_diagnosis *diagnoses; /* ranked: the first is the most likely initiating cause */
+    size_t n;
+    ldx_msgs *errors;         /* problems reading this input */
+} ldx_file_report;
+
+/* Builds the report for what the scanner has seen so far. */
+ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report **out);
+/* Resets the scanner, reads every line of r through it, then diagnoses. A read error
+ * is recorded in the report's errors; what was read before it is still diagnosed. */
+ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out);
+void ldx_file_report_destroy(ldx_file_report *fr);
+
+/* The highest severity among the diagnoses, or -1 when there are none. */
+int ldx_file_report_worst(const ldx_file_report *fr);
+
+#endif

@@ -1,0 +1,33 @@
+/* logdx report: prints file reports in one of several formats. Each format is one
+ * file in src/report/ and one entry in a table; reporters see only ldx_file_report.
+ *
+ * Ownership: a report borrows its FILE and the file reports passed to it (it copies
+ * what it must keep, so callers may destroy a file report after passing it). */
+#ifndef LOGDX_REPORT_H
+#define LOGDX_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "logdx/diagnose.h"
+
+typedef struct {
+    bool color;          /* ANSI colour (text format) */
+    bool quiet;          /* one line per diagnosis (text format) */
+    int fail_on;         /* severity threshold, -1 for never: marks what fails */
+    int width;           /* text wrap width; 0 = 88 */
+} ldx_report_opts;
+
+typedef struct ldx_report ldx_report;
+
+/* Names of the formats, NULL-terminated, for --help and validation. */
+const char *const *ldx_report_formats(void);
+/* LDX_ENOTFOUND for an unknown format name. */
+ldx_status ldx_report_create(ldx_report **out, const char *format,
+                             const ldx_report_opts *opts, FILE *fp);
+ldx_status ldx_report_file(ldx_report *r, const ldx_file_report *fr);
+/* Ends the output; global errors are problems outside any one input. */
+ldx_status ldx_report_finish(ldx_report *r, const ldx_msgs *global_errors);
+void ldx_report_destroy(ldx_report *r);
+
+#endif

@@ -1,0 +1,85 @@
+/* logdx rules: YAML rule files -> validated, compiled, immutable ruleset.
+ *
+ * Like YARA's compiler: create a compiler, add sources (the built-in rules, files,
+ * folders, buffers), then finish it into a ruleset. Every problem goes to the ldx_msgs
+ * given at creation as "path:line:col: error: message"; an invalid rule is left out and
+ * the others still compile, so a scan can go on and report what it can.
+ *
+ * Ownership: all strings reachable from an ldx_rule_info live in the ruleset and die
+ * with ldx_ruleset_destroy(). A ruleset is immutable and may be shared by threads. */
+#ifndef LOGDX_RULES_H
+#define LOGDX_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "logdx/core.h"
+
+typedef enum { LDX_SIGNAL_SYMPTOM = 0, LDX_SIGNAL_CONTEXT } ldx_signal_role;
+
+typedef struct {
+    const char **v;
+    size_t n;
+} ldx_strv;
+
+typedef struct {
+    const char *name;
+    const char *pattern;
+    ldx_signal_role role;
+    double weight;
+    bool caseless;
+    unsigned line, col; /* where the pattern stands in its file */
+} ldx_signal_info;
+
+typedef struct {
+    const char *symptom;
+    const char *why;
+} ldx_symptom;
+
+typedef struct {
+    const char *id, *title, *klass, *category;
+    ldx_severity severity;
+    const char *summary, *root_cause;
+    const char *condition; /* NULL: any symptom signal fires the rule */
+    const char *path;      /* the file it came from */
+    bool builtin;
+    ldx_strv tags, affects, related, caused_by, fix, verify, references;
+    ldx_strv ex_match, ex_no_match;
+    const unsigned *ex_match_line, *ex_no_match_line; /* where each example starts */
+    const ldx_symptom *symptoms;
+    size_t nsymptoms;
+    const ldx_signal_info *signals;
+    size_t nsignals;
+} ldx_rule_info;
+
+typedef struct ldx_compiler ldx_compiler;
+typedef struct ldx_ruleset ldx_ruleset;
+
+ldx_status ldx_compiler_create(ldx_compiler **out, ldx_msgs *msgs);
+void ldx_compiler_destroy(ldx_compiler *c);
+/* The rules embedded in the binary at build time. */
+ldx_status ldx_compiler_add_builtin(ldx_compiler *c);
+/* A rule file, or a folder searched recursively for *.yaml and *.yml. */
+ldx_status ldx_compiler_add_path(ldx_compiler *c, const char *path);
+ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char *data,
+                                   size_t len, bool builtin);
+/* Checks cross-references, compiles patterns and conditions. *out gets every rule that
+ * is valid; returns LDX_ERULE if any rule was left out (messages say why). A rule added
+ * later with the id of a built-in replaces it; two non-built-in rules with one id are an
+ * error. */
+ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out);
+
+void ldx_ruleset_destroy(ldx_ruleset *rs);
+size_t ldx_ruleset_count(const ldx_ruleset *rs);
+const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i);
+/* Index of the rule with this id, or -1. */
+long ldx_ruleset_find(const ldx_ruleset *rs, const char *id);
+
+/* The failure classes (taxonomy.tsv, embedded at build time). */
+size_t ldx_taxonomy_count(void);
+const char *ldx_taxonomy_class(size_t i);
+/* Category and default severity of a class; false if the class is unknown. */
+bool ldx_taxonomy_lookup(const char *klass, const char **category, ldx_severity *sev,
+                         const char **description);
+
+#endif

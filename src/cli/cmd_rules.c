@@ -1,0 +1,275 @@
+/* logdx rules list | show ID | lint [PATH...] | test [PATH...] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int rules_list(cli_opts *o)
+{
+    bool errs;
+    ldx_ruleset *rs = cli_load_rules(o, NULL, 0, &errs);
+    if (!rs) return EXIT_ERROR;
+    size_t n = ldx_ruleset_count(rs), wid = 2, wcl = 5;
+    for (size_t i = 0; i < n; i++) {
+        const ldx_rule_info *r = ldx_ruleset_rule(rs, i);
+        if (strlen(r->id) > wid) wid = strlen(r->id);
+        if (strlen(r->klass) > wcl) wcl = strlen(r->klass);
+    }
+    printf("%-*s  %-*s  %-8s  %s\n", (int)wid, "ID", (int)wcl, "CLASS", "SEVERITY", "TITLE");
+    for (size_t i = 0; i < n; i++) {
+        const ldx_rule_info *r = ldx_ruleset_rule(rs, i);
+        printf("%-*s  %-*s  %-8s  %s\n", (int)wid, r->id, (int)wcl, r->klass,
+               ldx_severity_name(r->severity), r->title);
+    }
+    ldx_ruleset_destroy(rs);
+    return errs ? EXIT_ERROR : EXIT_CLEAN;
+}
+
+/* Prints a paragraph wrapped at 88 columns with an indent. */
+static void para(const char *text, int indent, const char *first)
+{
+    int width = 88 - indent;
+    const char *p = text;
+    bool start = true;
+    while (*p) {
+        while (*p == ' ' || *p == '\n') p++;
+        if (!*p) break;
+        const char *e = p, *sp = NULL;
+        int n = 0;
+        while (*e && *e != '\n' && n < width) {
+            if (*e == ' ') sp = e;
+            if (((unsigned char)*e & 0xc0) != 0x80) n++;
+            e++;
+        }
+        if (*e && *e != '\n' && *e != ' ' && sp) e = sp;
+        if (start && first)
+            printf("%*s%s", indent - (int)strlen(first), "", first);
+        else
+            printf("%*s", indent, "");
+        printf("%.*s\n", (int)(e - p), p);
+        p = e;
+        start = false;
+    }
+}
+
+static void list_block(const char *head, const ldx_strv *v, bool numbered)
+{
+    if (!v->n) return;
+    printf("\n%s\n", head);
+    for (size_t i = 0; i < v->n; i++) {
+        char num[32];
+        snprintf(num, sizeof num, "%zu. ", i + 1);
+        para(v->v[i], 6, numbered ? num : "- ");
+    }
+}
+
+static void joined(const char *head, const ldx_strv *v)
+{
+    if (!v->n) return;
+    printf("%-10s", head);
+    for (size_t i = 0; i < v->n; i++) printf("%s%s", i ? ", " : "", v->v[i]);
+    printf("\n");
+}
+
+static int rules_show(cli_opts *o)
+{
+    if (o->nargs != 1) {
+        fprintf(stderr, "logdx: usage: logdx rules show ID\n");
+        return EXIT_ERROR;
+    }
+    bool errs;
+    ldx_ruleset *rs = cli_load_rules(o, NULL, 0, &errs);
+    if (!rs) return EXIT_ERROR;
+    long i = ldx_ruleset_find(rs, o->args[0]);
+    if (i < 0) {
+        fprintf(stderr, "logdx: no rule with id '%s' (see logdx rules list)\n", o->args[0]);
+        ldx_ruleset_destroy(rs);
+        return EXIT_ERROR;
+    }
+    const ldx_rule_info *r = ldx_ruleset_rule(rs, (size_t)i);
+    printf("%s\n", r->title);
+    for (size_t k = strlen(r->title); k > 0; k--) putchar('=');
+    printf("\n%-10s%s\n%-10s%s (%s)\n%-10s%s\n", "id", r->id, "class", r->klass, r->category,
+           "severity", ldx_severity_name(r->severity));
+    joined("tags", &r->tags);
+    joined("affects", &r->affects);
+    joined("related", &r->related);
+    joined("caused by", &r->caused_by);
+    printf("%-10s%s\n", "source", r->path);
+    printf("\nWhat it is\n");
+    para(r->summary, 4, NULL);
+    printf("\nSymptoms\n");
+    for (size_t k = 0; k < r->nsymptoms; k++) {
+        para(r->symptoms[k].symptom, 6, "- ");
+        para(r->symptoms[k].why, 8, "why: ");
+    }
+    printf("\nRoot cause\n");
+    para(r->root_cause, 4, NULL);
+    list_block("Fix", &r->fix, true);
+    list_block("Verify", &r->verify, false);
+    printf("\nSignals\n");
+    for (size_t k = 0; k < r->nsignals; k++) {
+        const ldx_signal_info *s = &r->signals[k];
+        printf("    %-16s %-7s weight %-4g %s%s\n", s->name,
+               s->role == LDX_SIGNAL_SYMPTOM ? "symptom" : "context", s->weight, s->pattern,
+               s->caseless ? "  (caseless)" : "");
+    }
+    if (r->condition) printf("    condition: %s\n", r->condition);
+    list_block("References", &r->references, false);
+    ldx_ruleset_destroy(rs);
+    return EXIT_CLEAN;
+}
+
+static int rules_lint(cli_opts *o)
+{
+    bool errs;
+    ldx_ruleset *rs = cli_load_rules(o, o->args, o->nargs, &errs);
+    if (!rs) return EXIT_ERROR;
+    size_t n = ldx_ruleset_count(rs);
+    if (!o->quiet)
+        fprintf(stderr, "logdx: %zu rule%s %s\n", n, n == 1 ? "" : "s",
+                errs ? "valid; some files have errors (above)" : "valid, no errors");
+    ldx_ruleset_destroy(rs);
+    return errs ? EXIT_ERROR : EXIT_CLEAN;
+}
+
+/* Does the rule's source lie under one of the paths given to `rules test`? */
+static bool selected(const ldx_rule_info *r, const cli_opts *o)
+{
+    if (!o->nargs) return true;
+    for (size_t i = 0; i < o->nargs; i++) {
+        size_t n = strlen(o->args[i]);
+        while (n > 1 && o->args[i][n - 1] == '/') n--;
+        if (!strncmp(r->path, o->args[i], n) && (r->path[n] == '\0' || r->path[n] == '/'))
+            return true;
+    }
+    return false;
+}
+
+static bool listed(const ldx_strv *v, const char *id)
+{
+    for (size_t i = 0; i < v->n; i++)
+        if (!strcmp(v->v[i], id)) return true;
+    return false;
+}
+
+typedef struct {
+    ldx_scanner *sc;
+    const ldx_ruleset *rs;
+    size_t passed, failed;
+} test_ctx;
+
+static ldx_file_report *run_example(test_ctx *t, const char *text)
+{
+    ldx_reader *rd;
+    ldx_file_report *fr = NULL;
+    if (ldx_reader_open_mem(&rd, text, strlen(text), "example") != LDX_OK) return NULL;
+    ldx_analyze(t->sc, rd, &fr);
+    ldx_reader_destroy(rd);
+    return fr;
+}
+
+static const ldx_diagnosis *find_diag(const ldx_file_report *fr, const char *id)
+{
+    for (size_t i = 0; i < fr->n; i++)
+        if (!strcmp(fr->diagnoses[i].rule->id, id)) return &fr->diagnoses[i];
+    return NULL;
+}
+
+static void test_rule(test_ctx *t, const ldx_rule_info *r)
+{
+    for (size_t i = 0; i < r->ex_match.n; i++) {
+        ldx_file_report *fr = run_example(t, r->ex_match.v[i]);
+        if (!fr) {
+            t->failed++;
+            continue;
+        }
+        const char *problem = NULL;
+        char buf[512];
+        if (!find_diag(fr, r->id)) {
+            problem = "did not fire";
+        } else {
+            const ldx_rule_info *top = fr->diagnoses[0].rule;
+            if (strcmp(top->id, r->id) != 0 && !listed(&r->related, top->id) &&
+                !listed(&top->related, r->id)) {
+                snprintf(buf, sizeof buf,
+                         "fired, but rule '%s' ranks first (shadowing: make the examples or "
+                         "patterns more specific, or declare the rules related)",
+                         top->id);
+                problem = buf;
+            }
+        }
+        if (problem) {
+            fprintf(stderr, "logdx: %s:%u:1: error: rule '%s': match example %zu %s\n", r->path,
+                    r->ex_match_line ? r->ex_match_line[i] : 1, r->id, i + 1, problem);
+            t->failed++;
+        } else {
+            t->passed++;
+        }
+        ldx_file_report_destroy(fr);
+    }
+    for (size_t i = 0; i < r->ex_no_match.n; i++) {
+        ldx_file_report *fr = run_example(t, r->ex_no_match.v[i]);
+        if (!fr) {
+            t->failed++;
+            continue;
+        }
+        if (find_diag(fr, r->id)) {
+            fprintf(stderr, "logdx: %s:%u:1: error: rule '%s': no_match example %zu fired the rule\n",
+                    r->path, r->ex_no_match_line ? r->ex_no_match_line[i] : 1, r->id, i + 1);
+            t->failed++;
+        } else {
+            t->passed++;
+        }
+        ldx_file_report_destroy(fr);
+    }
+}
+
+static int rules_test(cli_opts *o)
+{
+    bool errs;
+    ldx_ruleset *rs = cli_load_rules(o, o->args, o->nargs, &errs);
+    if (!rs) return EXIT_ERROR;
+    test_ctx t = {.rs = rs};
+    if (ldx_scanner_create(&t.sc, rs) != LDX_OK) {
+        ldx_ruleset_destroy(rs);
+        return EXIT_ERROR;
+    }
+    size_t nrules = 0;
+    for (size_t i = 0; i < ldx_ruleset_count(rs); i++) {
+        const ldx_rule_info *r = ldx_ruleset_rule(rs, i);
+        if (!selected(r, o)) continue;
+        nrules++;
+        test_rule(&t, r);
+    }
+    printf("rules test: %zu rules, %zu examples\n", nrules, t.passed + t.failed);
+    printf("%zu passed, %zu failed\n", t.passed, t.failed);
+    ldx_scanner_destroy(t.sc);
+    ldx_ruleset_destroy(rs);
+    if (errs) return EXIT_ERROR;
+    return t.failed ? EXIT_FOUND : EXIT_CLEAN;
+}
+
+int cmd_rules(cli_opts *o)
+{
+    if (!o->nargs) {
+        fprintf(stderr, "logdx: usage: logdx rules list | show ID | lint [PATH...] | test [PATH...]\n");
+        return EXIT_ERROR;
+    }
+    const char *sub = o->args[0];
+    o->args++;
+    o->nargs--;
+    int rc;
+    if (!strcmp(sub, "list")) rc = rules_list(o);
+    else if (!strcmp(sub, "show")) rc = rules_show(o);
+    else if (!strcmp(sub, "lint")) rc = rules_lint(o);
+    else if (!strcmp(sub, "test")) rc = rules_test(o);
+    else {
+        fprintf(stderr, "logdx: unknown rules command '%s' (list, show, lint, test)\n", sub);
+        rc = EXIT_ERROR;
+    }
+    o->args--;
+    o->nargs++;
+    return rc;
+}

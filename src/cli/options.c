@@ -1,0 +1,212 @@
+/* Command-line parsing. Options may come before or after paths; "--" ends them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const cli_option cli_options[] = {
+    {"format", 'f', "FMT", "output format: text (default) or json"},
+    {"rules", 'r', "PATH", "add rule files or folders (repeatable); a rule with a built-in's id replaces it"},
+    {"no-default-rules", 0, NULL, "leave the built-in rules out"},
+    {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never"},
+    {"quiet", 'q', NULL, "one line per diagnosis"},
+    {"color", 0, "WHEN", "colour: auto (default: on a terminal, never with NO_COLOR), always, never"},
+    {"no-color", 0, NULL, "same as --color=never"},
+    {"help", 'h', NULL, "show this help"},
+    {"version", 'V', NULL, "show the version"},
+    {NULL, 0, NULL, NULL},
+};
+
+void cli_usage(FILE *fp)
+{
+    fputs("usage: logdx [scan] [OPTIONS] [PATH ...]   diagnose logs (no PATH or '-': stdin)\n"
+          "       logdx rules list                     every rule: id, class, severity, title\n"
+          "       logdx rules show ID                  one rule in full\n"
+          "       logdx rules lint [PATH ...]          check rule files\n"
+          "       logdx rules test [PATH ...]          run the rules' own examples\n"
+          "\n"
+          "A PATH may be a file, a folder (scanned recursively) or a gzip-compressed log.\n"
+          "Exit status: 0 nothing at or above --fail-on, 1 something found, 2 an error.\n"
+          "\noptions:\n",
+          fp);
+    for (const cli_option *o = cli_options; o->lng; o++) {
+        char left[64];
+        if (o->shrt)
+            snprintf(left, sizeof left, "-%c, --%s%s%s", o->shrt, o->lng, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        else
+            snprintf(left, sizeof left, "    --%s%s%s", o->lng, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
+        fprintf(fp, "  %-26s %s\n", left, o->help);
+    }
+}
+
+static const cli_option *find_long(const char *name, size_t n)
+{
+    for (const cli_option *o = cli_options; o->lng; o++)
+        if (strlen(o->lng) == n && strncmp(o->lng, name, n) == 0) return o;
+    return NULL;
+}
+
+static const cli_option *find_short(char c)
+{
+    for (const cli_option *o = cli_options; o->lng; o++)
+        if (o->shrt == c) return o;
+    return NULL;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int apply(cli_opts *o, const cli_option *opt, const char *val)
+{
+    const char *n = opt->lng;
+    if (!strcmp(n, "format")) {
+        const char *const *f = ldx_report_formats();
+        for (; *f; f++)
+            if (!strcmp(*f, val)) break;
+        if (!*f) {
+            fprintf(stderr, "logdx: unknown format '%s' (known:", val);
+            for (f = ldx_report_formats(); *f; f++) fprintf(stderr, " %s", *f);
+            fprintf(stderr, ")\n");
+            return EXIT_ERROR;
+        }
+        o->format = val;
+    } else if (!strcmp(n, "rules")) {
+        const char **v = realloc(o->rule_paths, (o->nrule_paths + 1) * sizeof(char *));
+        if (!v) return EXIT_ERROR;
+        o->rule_paths = v;
+        o->rule_paths[o->nrule_paths++] = val;
+    } else if (!strcmp(n, "no-default-rules")) {
+        o->no_default_rules = true;
+    } else if (!strcmp(n, "fail-on")) {
+        int s = ldx_severity_parse(val);
+        if (s < 0 && strcmp(val, "never") != 0) {
+            fprintf(stderr, "logdx: --fail-on takes critical, high, medium, low, info or never, not '%s'\n", val);
+            return EXIT_ERROR;
+        }
+        o->fail_on = s;
+    } else if (!strcmp(n, "quiet")) {
+        o->quiet = true;
+    } else if (!strcmp(n, "color")) {
+        if (!strcmp(val, "auto")) o->color = -1;
+        else if (!strcmp(val, "always")) o->color = 1;
+        else if (!strcmp(val, "never")) o->color = 0;
+        else {
+            fprintf(stderr, "logdx: --color takes auto, always or never, not '%s'\n", val);
+            return EXIT_ERROR;
+        }
+    } else if (!strcmp(n, "no-color")) {
+        o->color = 0;
+    } else if (!strcmp(n, "help")) {
+        cli_usage(stdout);
+        return EXIT_CLEAN;
+    } else if (!strcmp(n, "version")) {
+        printf("logdx %s\n", LDX_VERSION);
+        return EXIT_CLEAN;
+    }
+    return -1;
+}
+
+int cli_parse(int argc, char **argv, cli_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->format = "text";
+    o->fail_on = LDX_SEV_LOW;
+    o->color = -1;
+    o->args = calloc((size_t)argc + 1, sizeof(char *));
+    if (!o->args) return EXIT_ERROR;
+    bool opts_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts_done || a[0] != '-' || !strcmp(a, "-")) {
+            o->args[o->nargs++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            opts_done = true;
+            continue;
+        }
+        const cli_option *opt;
+        const char *val = NULL;
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            opt = find_long(a + 2, n);
+            if (!opt) {
+                fprintf(stderr, "logdx: unknown option '%s' (see logdx --help)\n", a);
+                return EXIT_ERROR;
+            }
+            if (eq) {
+                if (!opt->arg) {
+                    fprintf(stderr, "logdx: option '--%s' takes no value\n", opt->lng);
+                    return EXIT_ERROR;
+                }
+                val = eq + 1;
+            }
+        } else {
+            opt = find_short(a[1]);
+            if (!opt || (a[2] && !opt->arg)) {
+                fprintf(stderr, "logdx: unknown option '%s' (see logdx --help)\n", a);
+                return EXIT_ERROR;
+            }
+            if (a[2]) val = a + 2;
+        }
+        if (opt->arg && !val) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "logdx: option '%s' needs a value (%s)\n", a, opt->arg);
+                return EXIT_ERROR;
+            }
+            val = argv[++i];
+        }
+        int rc = apply(o, opt, val);
+        if (rc >= 0) return rc;
+    }
+    return -1;
+}
+
+void cli_free(cli_opts *o)
+{
+    free(o->rule_paths);
+    free(o->args);
+}
+
+bool cli_use_color(const cli_opts *o)
+{
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc) return false;
+    if (o->color >= 0) return o->color == 1;
+    return isatty(STDOUT_FILENO);
+}
+
+void cli_print_msgs(const ldx_msgs *m)
+{
+    char buf[2048];
+    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
+        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
+        fprintf(stderr, "logdx: %s\n", buf);
+    }
+}
+
+ldx_ruleset *cli_load_rules(const cli_opts *o, const char *const *extra, size_t nextra,
+                            bool *had_errors)
+{
+    ldx_msgs *msgs;
+    *had_errors = false;
+    if (ldx_msgs_create(&msgs) != LDX_OK) return NULL;
+    ldx_compiler *c;
+    if (ldx_compiler_create(&c, msgs) != LDX_OK) {
+        ldx_msgs_destroy(msgs);
+        return NULL;
+    }
+    if (!o->no_default_rules) ldx_compiler_add_builtin(c);
+    for (size_t i = 0; i < o->nrule_paths; i++) ldx_compiler_add_path(c, o->rule_paths[i]);
+    for (size_t i = 0; i < nextra; i++) ldx_compiler_add_path(c, extra[i]);
+    ldx_ruleset *rs = NULL;
+    ldx_status st = ldx_compiler_finish(c, &rs);
+    ldx_compiler_destroy(c);
+    cli_print_msgs(msgs);
+    if (st != LDX_OK || ldx_msgs_errors(msgs)) *had_errors = true;
+    ldx_msgs_destroy(msgs);
+    return rs;
+}

@@ -1,0 +1,241 @@
+#include "util.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+char *ldxi_strdup(const char *s)
+{
+    return s ? ldxi_strndup(s, strlen(s)) : NULL;
+}
+
+char *ldxi_strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p) return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *ldxi_vasprintf(const char *fmt, va_list ap)
+{
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) return NULL;
+    char *p = malloc((size_t)n + 1);
+    if (!p) return NULL;
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    return p;
+}
+
+char *ldxi_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = ldxi_vasprintf(fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+/* ---- arena ---- */
+
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+} chunk;
+
+struct ldx_arena {
+    chunk *head;
+};
+
+ldx_status ldxi_arena_create(ldx_arena **out)
+{
+    *out = calloc(1, sizeof(ldx_arena));
+    return *out ? LDX_OK : LDX_ENOMEM;
+}
+
+void ldxi_arena_destroy(ldx_arena *a)
+{
+    if (!a) return;
+    for (chunk *c = a->head, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    free(a);
+}
+
+void *ldxi_arena_alloc(ldx_arena *a, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    if (!a->head || a->head->size - a->head->used < n) {
+        size_t size = n > 65536 ? n : 65536;
+        chunk *c = malloc(sizeof(chunk) + size);
+        if (!c) return NULL;
+        c->next = a->head;
+        c->used = 0;
+        c->size = size;
+        a->head = c;
+    }
+    void *p = a->head->data + a->head->used;
+    a->head->used += n;
+    return p;
+}
+
+char *ldxi_arena_strndup(ldx_arena *a, const char *s, size_t n)
+{
+    char *p = ldxi_arena_alloc(a, n + 1);
+    if (!p) return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *ldxi_arena_strdup(ldx_arena *a, const char *s)
+{
+    return s ? ldxi_arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+ldx_status ldxi_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return LDX_OK;
+    size_t nc = *cap ? *cap : 4;
+    while (nc < need) nc *= 2;
+    void *p = realloc(*v, nc * elem);
+    if (!p) return LDX_ENOMEM;
+    *v = p;
+    *cap = nc;
+    return LDX_OK;
+}
+
+/* ---- buffer ---- */
+
+void ldxi_buf_init(ldx_buf *b, size_t max)
+{
+    b->data = NULL;
+    b->len = b->cap = 0;
+    b->max = max;
+}
+
+void ldxi_buf_free(ldx_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+ldx_status ldxi_buf_append(ldx_buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->max) return LDX_ELIMIT;
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap : 256;
+        while (nc < b->len + n + 1) nc *= 2;
+        if (nc > b->max) nc = b->max;
+        char *d = realloc(b->data, nc);
+        if (!d) return LDX_ENOMEM;
+        b->data = d;
+        b->cap = nc;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return LDX_OK;
+}
+
+ldx_status ldxi_buf_printf(ldx_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = ldxi_vasprintf(fmt, ap);
+    va_end(ap);
+    if (!s) return LDX_ENOMEM;
+    ldx_status st = ldxi_buf_append(b, s, strlen(s));
+    free(s);
+    return st;
+}
+
+/* ---- quantities ---- */
+
+static const struct {
+    const char *name;
+    double mul;
+} units[] = {
+    {"b", 1},           {"byte", 1},          {"bytes", 1},         {"kb", 1e3},
+    {"mb", 1e6},        {"gb", 1e9},          {"tb", 1e12},         {"kib", 1024.0},
+    {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0},
+    {"k", 1024.0},      {"m", 1048576.0},     {"g", 1073741824.0},  {"t", 1099511627776.0},
+};
+
+bool ldxi_parse_quantity(const char *s, size_t n, double *out)
+{
+    char num[64];
+    size_t i = 0, k = 0;
+    while (i < n && isspace((unsigned char)s[i])) i++;
+    if (i < n && (s[i] == '+' || s[i] == '-')) num[k++] = s[i++];
+    bool digits = false;
+    while (i < n && k < sizeof(num) - 1) {
+        unsigned char c = (unsigned char)s[i];
+        if (isdigit(c)) {
+            digits = true;
+            num[k++] = (char)c;
+        } else if (c == ',' && digits && i + 3 < n && isdigit((unsigned char)s[i + 1]) &&
+                   isdigit((unsigned char)s[i + 2]) && isdigit((unsigned char)s[i + 3]) &&
+                   (i + 4 == n || !isdigit((unsigned char)s[i + 4]))) {
+            /* a thousands separator ("1,024"): skip it, the digits follow */
+        } else if (c == '.') {
+            num[k++] = (char)c;
+        } else if ((c == 'e' || c == 'E') && digits && i + 1 < n &&
+                   (isdigit((unsigned char)s[i + 1]) ||
+                    ((s[i + 1] == '-' || s[i + 1] == '+') && i + 2 < n &&
+                     isdigit((unsigned char)s[i + 2])))) {
+            num[k++] = (char)c;
+            num[k++] = s[++i];
+        } else {
+            break;
+        }
+        i++;
+    }
+    if (!digits) return false;
+    num[k] = '\0';
+    char *end;
+    double v = strtod(num, &end);
+    if (*end) return false;
+    while (i < n && isspace((unsigned char)s[i])) i++;
+    size_t ustart = i;
+    while (i < n && isalpha((unsigned char)s[i])) i++;
+    size_t ulen = i - ustart;
+    while (i < n && isspace((unsigned char)s[i])) i++;
+    if (i != n) return false;
+    if (ulen) {
+        bool found = false;
+        for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++) {
+            if (strlen(units[u].name) == ulen &&
+                strncasecmp(units[u].name, s + ustart, ulen) == 0) {
+                v *= units[u].mul;
+                found = true;
+                break;
+            }
+        }
+        if (!found) return false;
+    }
+    if (!isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+void ldxi_format_quantity(double v, char *buf, size_t size)
+{
+    double a = fabs(v);
+    if (a >= 1073741824.0 && a < 1e18)
+        snprintf(buf, size, "%.2f GiB", v / 1073741824.0);
+    else if (a >= 1048576.0 && a < 1e18)
+        snprintf(buf, size, "%.0f MiB", v / 1048576.0);
+    else
+        snprintf(buf, size, "%g", v);
+}

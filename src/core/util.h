@@ -1,0 +1,59 @@
+/* Internal helpers shared by every layer: strings, an arena, growable arrays,
+ * number parsing with units. Never installed. */
+#ifndef LDX_CORE_UTIL_H
+#define LDX_CORE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logdx/core.h"
+
+char *ldxi_strdup(const char *s);
+char *ldxi_strndup(const char *s, size_t n);
+char *ldxi_vasprintf(const char *fmt, va_list ap);
+char *ldxi_asprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Bump allocator: many small strings that die together (a ruleset's text). */
+typedef struct ldx_arena ldx_arena;
+ldx_status ldxi_arena_create(ldx_arena **out);
+void ldxi_arena_destroy(ldx_arena *a);
+void *ldxi_arena_alloc(ldx_arena *a, size_t n);
+char *ldxi_arena_strdup(ldx_arena *a, const char *s);
+char *ldxi_arena_strndup(ldx_arena *a, const char *s, size_t n);
+
+/* Grows *v (of *cap elements of size elem) so that it holds at least need elements. */
+ldx_status ldxi_grow(void **v, size_t *cap, size_t need, size_t elem);
+#define LDXI_PUSH(vec, n, cap, val)                                                      \
+    (ldxi_grow((void **)&(vec), &(cap), (n) + 1, sizeof(*(vec))) == LDX_OK               \
+         ? ((vec)[(n)++] = (val), LDX_OK)                                                \
+         : LDX_ENOMEM)
+
+/* Growable byte buffer with a hard cap: appends past the cap fail with LDX_ELIMIT. */
+typedef struct {
+    char *data;
+    size_t len, cap, max;
+} ldx_buf;
+void ldxi_buf_init(ldx_buf *b, size_t max);
+void ldxi_buf_free(ldx_buf *b);
+ldx_status ldxi_buf_append(ldx_buf *b, const void *p, size_t n);
+ldx_status ldxi_buf_printf(ldx_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Reads a number with an optional unit from s[0..n): "12", "11.2 GiB", "1.2e10",
+ * "1,024 MB", "812MiB". Byte units become bytes (KB=1e3, KiB=K=1024). Leading and
+ * trailing blanks are allowed; any other trailing text makes it not a number. */
+bool ldxi_parse_quantity(const char *s, size_t n, double *out);
+
+/* Formats a byte-like quantity compactly ("1.62 GiB") when unit_bytes, else "%g". */
+void ldxi_format_quantity(double v, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,333 @@
+/* From scan state to ranked diagnoses.
+ *
+ * A rule fires when its condition holds (or, without one, when a symptom signal hit).
+ * Ranking must put the initiating failure first. Three things decide it, in order of
+ * strength: whether the failure is explained by another one that fired (caused_by:
+ * an NCCL timeout after a CUDA OOM is collateral), its severity, and what the evidence
+ * says (how much of the rule's signal weight is present, how specific it is, and how
+ * early in the log it first appeared). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "logdx/diagnose.h"
+#include "../scan/scan_int.h"
+
+const char *ldx_role_name(ldx_role r)
+{
+    switch (r) {
+    case LDX_ROLE_INITIATING: return "initiating";
+    case LDX_ROLE_COLLATERAL: return "collateral";
+    case LDX_ROLE_CONTRIBUTING: return "contributing";
+    }
+    return "?";
+}
+
+typedef struct {
+    const ldx_scanner *s;
+    size_t rule;
+} env_ctx;
+
+static double env_count(void *vctx, int sig)
+{
+    env_ctx *e = vctx;
+    return (double)ldxi_scanner_state(e->s, e->rule, (size_t)sig)->count;
+}
+
+static double env_ranks(void *vctx, int sig)
+{
+    env_ctx *e = vctx;
+    return (double)ldxi_scanner_state(e->s, e->rule, (size_t)sig)->nranks;
+}
+
+static double env_first_line(void *vctx, int sig)
+{
+    env_ctx *e = vctx;
+    const ldxi_sigstate *ss = ldxi_scanner_state(e->s, e->rule, (size_t)sig);
+    return ss->nfirst ? (double)ss->first[0].line : NAN;
+}
+
+static double env_stat(void *vctx, int sig, int cap, ldxi_func f, double arg)
+{
+    env_ctx *e = vctx;
+    const ldxi_sigstate *ss = ldxi_scanner_state(e->s, e->rule, (size_t)sig);
+    return ldxi_numstat_get(ss->nums ? &ss->nums[cap] : NULL, f, arg);
+}
+
+static bool fires(const ldx_scanner *s, const ldxi_rule *r)
+{
+    if (r->cond) {
+        env_ctx ec = {s, r->index};
+        ldxi_cond_env env = {&ec, env_count, env_ranks, env_first_line, env_stat};
+        return ldxi_cond_true(ldxi_cond_eval(r->cond, &env));
+    }
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        if (r->info.signals[k].role == LDX_SIGNAL_SYMPTOM &&
+            ldxi_scanner_state(s, r->index, k)->count)
+            return true;
+    return false;
+}
+
+static int ev_cmp(const void *a, const void *b)
+{
+    const ldx_evidence *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+#define EV_MAX 10
+
+static ldx_status add_evidence(ldx_diagnosis *d, const ldxi_rule *r, size_t k,
+                               const ldxi_hit *h, size_t *cap)
+{
+    for (size_t i = 0; i < d->nevidence; i++)
+        if (d->evidence[i].line == h->line) return LDX_OK;
+    if (ldxi_grow((void **)&d->evidence, cap, d->nevidence + 1, sizeof(ldx_evidence)) != LDX_OK)
+        return LDX_ENOMEM;
+    ldx_evidence *e = &d->evidence[d->nevidence++];
+    memset(e, 0, sizeof(*e));
+    e->line = h->line;
+    e->rank = h->rank;
+    e->signal = r->info.signals[k].name;
+    e->text = ldxi_strdup(h->text ? h->text : "");
+    const ldxi_sigc *sc = &r->sigs[k];
+    if (h->caps && sc->ncaps) {
+        e->caps = calloc(sc->ncaps, sizeof(ldx_capture));
+        for (size_t c = 0; e->caps && c < sc->ncaps; c++) {
+            if (!h->caps[c]) continue;
+            e->caps[e->ncaps].name = sc->capnames[c];
+            e->caps[e->ncaps].value = ldxi_strdup(h->caps[c]);
+            e->ncaps++;
+        }
+    }
+    return LDX_OK;
+}
+
+typedef struct {
+    ldx_diagnosis *d;
+    const ldx_scanner *s;
+    const ldxi_rule *r;
+    size_t cap;
+} trend_ctx;
+
+static void collect_trends(const ldxi_cond *c, trend_ctx *t)
+{
+    if (!c) return;
+    if (c->kind == LDXI_C_FUNC && (c->func == LDXI_F_RISING || c->func == LDXI_F_FALLING)) {
+        const ldxi_sigstate *ss = ldxi_scanner_state(t->s, t->r->index, (size_t)c->sig);
+        const ldxi_numstat *ns = ss->nums ? &ss->nums[c->cap] : NULL;
+        const ldxi_series *se = ns ? ldxi_numstat_trend(ns, c->func, c->num) : NULL;
+        if (se && se->n &&
+            ldxi_grow((void **)&t->d->trends, &t->cap, t->d->ntrends + 1, sizeof(ldx_trend)) ==
+                LDX_OK) {
+            ldx_trend *tr = &t->d->trends[t->d->ntrends++];
+            memset(tr, 0, sizeof(*tr));
+            tr->signal = t->r->info.signals[c->sig].name;
+            tr->capture = t->r->sigs[c->sig].capnames[c->cap];
+            tr->rising = c->func == LDXI_F_RISING;
+            tr->rank = se->rank;
+            tr->points = se->n;
+            tr->first = se->first;
+            tr->last = se->last;
+            tr->values = malloc(se->nsamples * sizeof(double));
+            if (tr->values) {
+                memcpy(tr->values, se->samples, se->nsamples * sizeof(double));
+                tr->nvalues = se->nsamples;
+            }
+        }
+    }
+    collect_trends(c->l, t);
+    collect_trends(c->r, t);
+}
+
+static double sev_weight(ldx_severity s)
+{
+    static const double w[] = {0.1, 0.3, 0.55, 0.8, 1.0};
+    return w[s];
+}
+
+static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines,
+                        ldx_diagnosis *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->rule = &r->info;
+    d->rank = -1;
+    double present = 0, present_sym = 0;
+    uint64_t sym_hits = 0;
+    uint64_t first_sym = 0, first_any = 0;
+    size_t evcap = 0;
+    /* symptom evidence first, so that a line shared with a context signal is
+     * attributed to the symptom */
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t k = 0; k < r->info.nsignals; k++) {
+            const ldx_signal_info *si = &r->info.signals[k];
+            bool sym = si->role == LDX_SIGNAL_SYMPTOM;
+            if (sym != (pass == 0)) continue;
+            const ldxi_sigstate *ss = ldxi_scanner_state(s, r->index, k);
+            if (!ss->count) continue;
+            d->hits += ss->count;
+            present += si->weight;
+            if (sym) {
+                present_sym += si->weight;
+                sym_hits += ss->count;
+                if (!first_sym || ss->first[0].line < first_sym) {
+                    first_sym = ss->first[0].line;
+                    d->rank = ss->first[0].rank;
+                }
+            }
+            if (!first_any || ss->first[0].line < first_any) first_any = ss->first[0].line;
+            for (uint32_t h = 0; h < ss->nfirst; h++)
+                LDX_TRY(add_evidence(d, r, k, &ss->first[h], &evcap));
+            if (ss->has_last) LDX_TRY(add_evidence(d, r, k, &ss->last, &evcap));
+        }
+    }
+    if (d->nevidence > 1) qsort(d->evidence, d->nevidence, sizeof(ldx_evidence), ev_cmp);
+    if (d->nevidence > EV_MAX) {
+        /* keep the first ones and the very last: the start and the end of the story */
+        for (size_t i = EV_MAX - 1; i < d->nevidence - 1; i++) {
+            free(d->evidence[i].text);
+            for (size_t c = 0; c < d->evidence[i].ncaps; c++) free(d->evidence[i].caps[c].value);
+            free(d->evidence[i].caps);
+        }
+        d->evidence[EV_MAX - 1] = d->evidence[d->nevidence - 1];
+        d->nevidence = EV_MAX;
+    }
+    d->line = first_sym ? first_sym : first_any;
+    if (!first_sym && d->nevidence) d->rank = d->evidence[0].rank;
+
+    double share = r->total_weight > 0 ? present / r->total_weight : 1.0;
+    double conf = 0.45 + 0.4 * share + fmin(0.1, 0.025 * log2(1.0 + (double)sym_hits));
+    if (r->cond == NULL && present_sym <= 0) conf -= 0.2;
+    d->confidence = fmax(0.05, fmin(0.99, round(conf * 100.0) / 100.0));
+    double pos = lines > 1 ? 1.0 - (double)(d->line - 1) / (double)lines : 1.0;
+    double spec = fmin(1.0, present / 6.0);
+    d->score = 0.5 * sev_weight(r->info.severity) + 0.25 * d->confidence + 0.15 * pos +
+               0.1 * spec;
+    trend_ctx tc = {d, s, r, 0};
+    collect_trends(r->cond, &tc);
+    return LDX_OK;
+}
+
+static void free_diagnosis(ldx_diagnosis *d)
+{
+    for (size_t i = 0; i < d->nevidence; i++) {
+        free(d->evidence[i].text);
+        for (size_t c = 0; c < d->evidence[i].ncaps; c++) free(d->evidence[i].caps[c].value);
+        free(d->evidence[i].caps);
+    }
+    free(d->evidence);
+    for (size_t i = 0; i < d->ntrends; i++) free(d->trends[i].values);
+    free(d->trends);
+}
+
+static int diag_cmp(const void *a, const void *b)
+{
+    const ldx_diagnosis *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return strcmp(x->rule->id, y->rule->id);
+}
+
+/* Marks collateral diagnoses: those whose rule names (by class or id) another fired
+ * rule in caused_by. When two rules name each other, the earlier one is the cause. */
+static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules)
+{
+    for (size_t i = 0; i < n; i++) {
+        const ldx_diagnosis *best = NULL;
+        for (size_t j = 0; j < n; j++) {
+            if (i == j || !ldxi_rule_caused_by(rules[i], rules[j])) continue;
+            if (ldxi_rule_caused_by(rules[j], rules[i]) && d[j].line >= d[i].line) continue;
+            if (!best || d[j].line < best->line) best = &d[j];
+        }
+        if (best) {
+            d[i].role = LDX_ROLE_COLLATERAL;
+            d[i].cause = best->rule->id;
+            d[i].score -= 1.0;
+        }
+    }
+}
+
+ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report **out)
+{
+    ldx_file_report *fr = calloc(1, sizeof(*fr));
+    if (!fr) return LDX_ENOMEM;
+    fr->path = ldxi_strdup(path ? path : "-");
+    fr->lines = ldx_scanner_lines(s);
+    if (!fr->path || ldx_msgs_create(&fr->errors) != LDX_OK) {
+        ldx_file_report_destroy(fr);
+        return LDX_ENOMEM;
+    }
+    const ldx_ruleset *rs = s->rs;
+    const ldxi_rule **fired = calloc(rs->n ? rs->n : 1, sizeof(*fired));
+    fr->diagnoses = calloc(rs->n ? rs->n : 1, sizeof(ldx_diagnosis));
+    if (!fired || !fr->diagnoses) {
+        free(fired);
+        ldx_file_report_destroy(fr);
+        return LDX_ENOMEM;
+    }
+    ldx_status st = LDX_OK;
+    for (size_t i = 0; i < rs->n && st == LDX_OK; i++) {
+        const ldxi_rule *r = rs->rules[i];
+        if (!fires(s, r)) continue;
+        st = build(s, r, fr->lines, &fr->diagnoses[fr->n]);
+        fired[fr->n++] = r;
+    }
+    if (st == LDX_OK) {
+        assign_roles(fr->diagnoses, fr->n, fired);
+        qsort(fr->diagnoses, fr->n, sizeof(ldx_diagnosis), diag_cmp);
+        bool initiating = false;
+        for (size_t i = 0; i < fr->n; i++) {
+            if (fr->diagnoses[i].role == LDX_ROLE_COLLATERAL) continue;
+            fr->diagnoses[i].role = initiating ? LDX_ROLE_CONTRIBUTING : LDX_ROLE_INITIATING;
+            initiating = true;
+        }
+    }
+    free(fired);
+    if (st != LDX_OK) {
+        ldx_file_report_destroy(fr);
+        return st;
+    }
+    *out = fr;
+    return LDX_OK;
+}
+
+ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out)
+{
+    ldx_scanner_reset(s);
+    ldx_line line;
+    ldx_status st;
+    uint64_t first_long = 0;
+    while ((st = ldx_reader_next(r, &line)) == LDX_OK) {
+        if (line.truncated && !first_long) first_long = line.lineno;
+        ldx_scanner_line(s, &line);
+    }
+    ldx_status dst = ldx_diagnose(s, ldx_reader_name(r), out);
+    if (dst != LDX_OK) return dst;
+    (*out)->bytes = ldx_reader_bytes(r);
+    if (first_long)
+        ldx_msgs_add((*out)->errors, LDX_MSG_WARNING, ldx_reader_name(r), (unsigned)first_long,
+                     0, "%llu line(s) longer than %zu bytes were matched on their first %zu bytes",
+                     (unsigned long long)ldx_scanner_truncated(s), LDX_LINE_MAX, LDX_LINE_MAX);
+    if (st == LDX_EIO)
+        ldx_msgs_add((*out)->errors, LDX_MSG_ERROR, ldx_reader_name(r), 0, 0,
+                     "read error after line %llu: %s", (unsigned long long)(*out)->lines,
+                     ldx_reader_error(r) ? ldx_reader_error(r) : "unknown");
+    return st == LDX_EIO ? LDX_EIO : LDX_OK;
+}
+
+void ldx_file_report_destroy(ldx_file_report *fr)
+{
+    if (!fr) return;
+    for (size_t i = 0; i < fr->n; i++) free_diagnosis(&fr->diagnoses[i]);
+    free(fr->diagnoses);
+    ldx_msgs_destroy(fr->errors);
+    free(fr->path);
+    free(fr);
+}
+
+int ldx_file_report_worst(const ldx_file_report *fr)
+{
+    int w = -1;
+    for (size_t i = 0; i < fr->n; i++)
+        if ((int)fr->diagnoses[i].rule->severity > w) w = (int)fr->diagnoses[i].rule->severity;
+    return w;
+}

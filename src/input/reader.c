@@ -1,0 +1,230 @@
+/* The line reader. Input comes in large blocks (zlib's gzread reads plain files
+ * unchanged and inflates gzip ones, recognised by their magic bytes), and lines are
+ * cut out of each block in place; only a line that straddles two blocks is copied. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "logdx/input.h"
+#include "../core/util.h"
+
+#define BLOCK_SIZE (256u * 1024u)
+
+struct ldx_reader {
+    char *name;
+    gzFile gz;           /* NULL for a memory reader */
+    const char *mem;     /* the memory reader's data */
+    size_t memlen;
+    char *block;         /* owned block for gz input */
+    const char *buf;     /* the current block */
+    size_t pos, end;
+    bool eof;
+    bool failed;
+    bool pending_cr;     /* the last block ended in "\r": skip a "\n" that follows */
+    ldx_buf partial;     /* a line that straddles blocks */
+    bool part_trunc;
+    size_t part_full;
+    uint64_t lineno;
+    uint64_t bytes;
+    char *error;
+};
+
+static ldx_status alloc_reader(ldx_reader **out, const char *name)
+{
+    ldx_reader *r = calloc(1, sizeof(*r));
+    if (!r) return LDX_ENOMEM;
+    r->name = ldxi_strdup(name ? name : "-");
+    ldxi_buf_init(&r->partial, LDX_LINE_MAX + 1);
+    if (!r->name) {
+        free(r);
+        return LDX_ENOMEM;
+    }
+    *out = r;
+    return LDX_OK;
+}
+
+ldx_status ldx_reader_open_fd(ldx_reader **out, int fd, const char *name)
+{
+    ldx_reader *r;
+    ldx_status st = alloc_reader(&r, name);
+    if (st != LDX_OK) {
+        close(fd);
+        return st;
+    }
+    r->block = malloc(BLOCK_SIZE);
+    r->gz = r->block ? gzdopen(fd, "rb") : NULL;
+    if (!r->gz) {
+        if (r->block) close(fd);
+        ldx_reader_destroy(r);
+        return LDX_ENOMEM;
+    }
+    gzbuffer(r->gz, BLOCK_SIZE);
+    r->buf = r->block;
+    *out = r;
+    return LDX_OK;
+}
+
+ldx_status ldx_reader_open_path(ldx_reader **out, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? LDX_ENOTFOUND : LDX_EIO;
+    return ldx_reader_open_fd(out, fd, path);
+}
+
+ldx_status ldx_reader_open_mem(ldx_reader **out, const char *data, size_t len,
+                               const char *name)
+{
+    ldx_reader *r;
+    LDX_TRY(alloc_reader(&r, name));
+    r->mem = data;
+    r->memlen = len;
+    *out = r;
+    return LDX_OK;
+}
+
+void ldx_reader_destroy(ldx_reader *r)
+{
+    if (!r) return;
+    if (r->gz) gzclose(r->gz);
+    free(r->block);
+    ldxi_buf_free(&r->partial);
+    free(r->name);
+    free(r->error);
+    free(r);
+}
+
+const char *ldx_reader_error(const ldx_reader *r) { return r->error; }
+const char *ldx_reader_name(const ldx_reader *r) { return r->name; }
+uint64_t ldx_reader_bytes(const ldx_reader *r) { return r->bytes; }
+
+static void set_error(ldx_reader *r, const char *what)
+{
+    free(r->error);
+    r->error = ldxi_strdup(what);
+    r->failed = true;
+}
+
+/* Loads the next block; false at the end of input or on error. */
+static bool refill(ldx_reader *r)
+{
+    if (r->eof) return false;
+    if (r->mem) {
+        if (r->buf) {
+            r->eof = true;
+            return false;
+        }
+        r->buf = r->mem;
+        r->pos = 0;
+        r->end = r->memlen;
+        r->bytes = r->memlen;
+        if (r->memlen == 0) r->eof = true;
+        return r->memlen > 0;
+    }
+    int n = gzread(r->gz, r->block, BLOCK_SIZE);
+    if (n < 0) {
+        int zerr;
+        const char *msg = gzerror(r->gz, &zerr);
+        if (zerr == Z_ERRNO) msg = strerror(errno);
+        set_error(r, msg);
+        r->eof = true;
+        return false;
+    }
+    if (n == 0) {
+        /* zlib reports a gzip stream cut short only here, as a buffer error. */
+        int zerr;
+        const char *msg = gzerror(r->gz, &zerr);
+        if (zerr == Z_BUF_ERROR || zerr == Z_DATA_ERROR)
+            set_error(r, zerr == Z_BUF_ERROR ? "truncated compressed input (unexpected end of file)"
+                                             : msg);
+        r->eof = true;
+        return false;
+    }
+    r->buf = r->block;
+    r->pos = 0;
+    r->end = (size_t)n;
+    r->bytes += (uint64_t)n;
+    return true;
+}
+
+static void partial_add(ldx_reader *r, const char *p, size_t n)
+{
+    size_t room = LDX_LINE_MAX - r->partial.len;
+    if (n > room) {
+        r->part_trunc = true;
+        if (room) ldxi_buf_append(&r->partial, p, room);
+    } else if (n) {
+        ldxi_buf_append(&r->partial, p, n);
+    }
+    r->part_full += n;
+}
+
+static ldx_status emit_partial(ldx_reader *r, ldx_line *line)
+{
+    line->text = r->partial.data ? r->partial.data : "";
+    line->len = r->partial.len;
+    line->truncated = r->part_trunc;
+    line->full_len = r->part_full;
+    line->lineno = ++r->lineno;
+    r->partial.len = 0; /* the data stays valid until the next call */
+    r->part_trunc = false;
+    r->part_full = 0;
+    return LDX_OK;
+}
+
+static inline const char *find_eol(const char *p, const char *end)
+{
+    for (; p < end; p++)
+        if (*p == '\n' || *p == '\r') return p;
+    return NULL;
+}
+
+ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
+{
+    bool have_partial = r->partial.len > 0 || r->part_full > 0;
+    if (!have_partial) r->partial.len = 0;
+    for (;;) {
+        if (r->pos >= r->end) {
+            if (!refill(r)) {
+                if (have_partial) return emit_partial(r, line);
+                return r->failed ? LDX_EIO : LDX_EOF;
+            }
+        }
+        if (r->pending_cr) {
+            r->pending_cr = false;
+            if (r->buf[r->pos] == '\n') {
+                r->pos++;
+                continue;
+            }
+        }
+        const char *start = r->buf + r->pos, *end = r->buf + r->end;
+        const char *eol = find_eol(start, end);
+        if (!eol) {
+            partial_add(r, start, (size_t)(end - start));
+            have_partial = true;
+            r->pos = r->end;
+            continue;
+        }
+        size_t n = (size_t)(eol - start);
+        r->pos += n + 1;
+        if (*eol == '\r') {
+            if (r->pos < r->end) {
+                if (r->buf[r->pos] == '\n') r->pos++;
+            } else {
+                r->pending_cr = true;
+            }
+        }
+        if (have_partial) {
+            partial_add(r, start, n);
+            return emit_partial(r, line);
+        }
+        line->lineno = ++r->lineno;
+        line->full_len = n;
+        line->truncated = n > LDX_LINE_MAX;
+        line->text = start;
+        line->len = line->truncated ? LDX_LINE_MAX : n;
+        return LDX_OK;
+    }
+}

@@ -1,0 +1,166 @@
+/* --format json: the single document of CONTRACT.md. Files are added as they are
+ * scanned; the document is printed at the end. */
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+typedef struct {
+    cJSON *root, *files, *by_class;
+    size_t nfiles, diagnosed;
+} json_state;
+
+static cJSON *strv(const ldx_strv *v)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < v->n; i++) cJSON_AddItemToArray(a, cJSON_CreateString(v->v[i]));
+    return a;
+}
+
+static cJSON *rank_item(int rank)
+{
+    return rank >= 0 ? cJSON_CreateNumber(rank) : cJSON_CreateNull();
+}
+
+cJSON *ldxi_json_errors(const ldx_msgs *m);
+
+cJSON *ldxi_json_errors(const ldx_msgs *m)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; a && i < ldx_msgs_count(m); i++) {
+        const ldx_msg *msg = ldx_msgs_get(m, i);
+        cJSON *o = cJSON_CreateObject();
+        if (msg->path) cJSON_AddStringToObject(o, "path", msg->path);
+        if (msg->line) cJSON_AddNumberToObject(o, "line", msg->line);
+        if (msg->col) cJSON_AddNumberToObject(o, "column", msg->col);
+        cJSON_AddStringToObject(o, "level", msg->level == LDX_MSG_ERROR     ? "error"
+                                            : msg->level == LDX_MSG_WARNING ? "warning"
+                                                                            : "note");
+        cJSON_AddStringToObject(o, "message", msg->text);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *diagnosis(const ldx_diagnosis *d)
+{
+    const ldx_rule_info *r = d->rule;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "rule", r->id);
+    cJSON_AddStringToObject(o, "class", r->klass);
+    cJSON_AddStringToObject(o, "title", r->title);
+    cJSON_AddStringToObject(o, "category", r->category);
+    cJSON_AddStringToObject(o, "severity", ldx_severity_name(r->severity));
+    cJSON_AddNumberToObject(o, "confidence", d->confidence);
+    cJSON_AddStringToObject(o, "role", ldx_role_name(d->role));
+    if (d->cause) cJSON_AddStringToObject(o, "caused_by", d->cause);
+    cJSON_AddNumberToObject(o, "line", (double)d->line);
+    cJSON_AddItemToObject(o, "rank", rank_item(d->rank));
+    cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
+    for (size_t i = 0; i < d->nevidence; i++) {
+        const ldx_evidence *e = &d->evidence[i];
+        cJSON *eo = cJSON_CreateObject();
+        cJSON_AddNumberToObject(eo, "line", (double)e->line);
+        cJSON_AddStringToObject(eo, "text", e->text);
+        cJSON_AddStringToObject(eo, "signal", e->signal);
+        cJSON_AddItemToObject(eo, "rank", rank_item(e->rank));
+        cJSON *caps = cJSON_AddObjectToObject(eo, "captures");
+        for (size_t c = 0; c < e->ncaps; c++)
+            cJSON_AddStringToObject(caps, e->caps[c].name, e->caps[c].value);
+        cJSON_AddItemToArray(ev, eo);
+    }
+    if (d->ntrends) {
+        cJSON *ta = cJSON_AddArrayToObject(o, "trends");
+        for (size_t i = 0; i < d->ntrends; i++) {
+            const ldx_trend *t = &d->trends[i];
+            cJSON *to = cJSON_CreateObject();
+            cJSON_AddStringToObject(to, "signal", t->signal);
+            cJSON_AddStringToObject(to, "capture", t->capture);
+            cJSON_AddStringToObject(to, "direction", t->rising ? "rising" : "falling");
+            cJSON_AddItemToObject(to, "rank", rank_item(t->rank));
+            cJSON_AddNumberToObject(to, "points", (double)t->points);
+            cJSON_AddNumberToObject(to, "first", t->first);
+            cJSON_AddNumberToObject(to, "last", t->last);
+            cJSON *vals = cJSON_AddArrayToObject(to, "values");
+            for (size_t k = 0; k < t->nvalues; k++)
+                cJSON_AddItemToArray(vals, cJSON_CreateNumber(t->values[k]));
+            cJSON_AddItemToArray(ta, to);
+        }
+    }
+    cJSON_AddStringToObject(o, "root_cause", r->root_cause);
+    cJSON_AddItemToObject(o, "fix", strv(&r->fix));
+    cJSON_AddItemToObject(o, "verify", strv(&r->verify));
+    cJSON_AddItemToObject(o, "references", strv(&r->references));
+    return o;
+}
+
+static ldx_status j_begin(ldx_report *r)
+{
+    json_state *s = calloc(1, sizeof(*s));
+    if (!s) return LDX_ENOMEM;
+    s->root = cJSON_CreateObject();
+    cJSON *tool = cJSON_AddObjectToObject(s->root, "tool");
+    cJSON_AddStringToObject(tool, "name", "logdx");
+    cJSON_AddStringToObject(tool, "version", LDX_VERSION);
+    s->files = cJSON_AddArrayToObject(s->root, "files");
+    s->by_class = cJSON_CreateObject();
+    if (!s->files || !s->by_class) {
+        cJSON_Delete(s->root);
+        cJSON_Delete(s->by_class);
+        free(s);
+        return LDX_ENOMEM;
+    }
+    r->state = s;
+    return LDX_OK;
+}
+
+static ldx_status j_file(ldx_report *r, const ldx_file_report *fr)
+{
+    json_state *s = r->state;
+    cJSON *f = cJSON_CreateObject();
+    if (!f) return LDX_ENOMEM;
+    cJSON_AddStringToObject(f, "path", fr->path);
+    cJSON_AddNumberToObject(f, "lines", (double)fr->lines);
+    cJSON *ds = cJSON_AddArrayToObject(f, "diagnoses");
+    for (size_t i = 0; i < fr->n; i++) cJSON_AddItemToArray(ds, diagnosis(&fr->diagnoses[i]));
+    cJSON_AddItemToObject(f, "errors", ldxi_json_errors(fr->errors));
+    cJSON_AddItemToArray(s->files, f);
+    s->nfiles++;
+    if (fr->n) {
+        s->diagnosed++;
+        const char *k = fr->diagnoses[0].rule->klass;
+        cJSON *c = cJSON_GetObjectItemCaseSensitive(s->by_class, k);
+        if (c) cJSON_SetNumberValue(c, c->valuedouble + 1);
+        else cJSON_AddNumberToObject(s->by_class, k, 1);
+    }
+    return LDX_OK;
+}
+
+static ldx_status j_finish(ldx_report *r, const ldx_msgs *errors)
+{
+    json_state *s = r->state;
+    cJSON_AddItemToObject(s->root, "errors", ldxi_json_errors(errors));
+    cJSON *sum = cJSON_AddObjectToObject(s->root, "summary");
+    cJSON_AddNumberToObject(sum, "files", (double)s->nfiles);
+    cJSON_AddNumberToObject(sum, "diagnosed", (double)s->diagnosed);
+    cJSON_AddItemToObject(sum, "by_class", s->by_class);
+    s->by_class = NULL;
+    char *text = cJSON_Print(s->root);
+    if (!text) return LDX_ENOMEM;
+    fputs(text, r->fp);
+    fputc('\n', r->fp);
+    cJSON_free(text);
+    return LDX_OK;
+}
+
+static void j_destroy(ldx_report *r)
+{
+    json_state *s = r->state;
+    if (!s) return;
+    cJSON_Delete(s->root);
+    cJSON_Delete(s->by_class);
+    free(s);
+}
+
+const ldxi_format ldxi_format_json = {"json", j_begin, j_file, j_finish, j_destroy};

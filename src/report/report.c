@@ -1,0 +1,52 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+static const ldxi_format *const formats[] = {&ldxi_format_text, &ldxi_format_json};
+
+static const char *const names[] = {"text", "json", NULL};
+
+const char *const *ldx_report_formats(void) { return names; }
+
+ldx_status ldx_report_create(ldx_report **out, const char *format,
+                             const ldx_report_opts *opts, FILE *fp)
+{
+    *out = NULL;
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+        if (strcmp(formats[i]->name, format) != 0) continue;
+        ldx_report *r = calloc(1, sizeof(*r));
+        if (!r) return LDX_ENOMEM;
+        r->fmt = formats[i];
+        r->opts = *opts;
+        if (r->opts.width <= 0) r->opts.width = 88;
+        r->fp = fp;
+        ldx_status st = r->fmt->begin ? r->fmt->begin(r) : LDX_OK;
+        if (st != LDX_OK) {
+            free(r);
+            return st;
+        }
+        *out = r;
+        return LDX_OK;
+    }
+    return LDX_ENOTFOUND;
+}
+
+ldx_status ldx_report_file(ldx_report *r, const ldx_file_report *fr)
+{
+    return r->fmt->file(r, fr);
+}
+
+ldx_status ldx_report_finish(ldx_report *r, const ldx_msgs *errors)
+{
+    ldx_status st = r->fmt->finish ? r->fmt->finish(r, errors) : LDX_OK;
+    if (fflush(r->fp) != 0 || ferror(r->fp)) st = LDX_EIO;
+    return st;
+}
+
+void ldx_report_destroy(ldx_report *r)
+{
+    if (!r) return;
+    if (r->fmt->destroy) r->fmt->destroy(r);
+    free(r);
+}

@@ -1,0 +1,214 @@
+/* --format text: a block per diagnosis for people; -q, one line per diagnosis.
+ * Collateral diagnoses are kept short: they matter as context, not as things to fix. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_DIM "\033[2m"
+
+typedef struct {
+    size_t files;
+} text_state;
+
+static const char *sev_color(ldx_severity s)
+{
+    switch (s) {
+    case LDX_SEV_CRITICAL: return "\033[1;97;41m";
+    case LDX_SEV_HIGH: return "\033[1;31m";
+    case LDX_SEV_MEDIUM: return "\033[1;33m";
+    case LDX_SEV_LOW: return "\033[36m";
+    case LDX_SEV_INFO: return "\033[2m";
+    }
+    return "";
+}
+
+static const char *col(const ldx_report *r, const char *c) { return r->opts.color ? c : ""; }
+
+static void upper(const char *s, char *out, size_t n)
+{
+    size_t i = 0;
+    for (; s[i] && i + 1 < n; i++) out[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 32) : s[i];
+    out[i] = '\0';
+}
+
+/* Prints text wrapped at width, each line indented; the first line after a prefix. */
+static void wrap(FILE *fp, const char *text, int indent, int width, const char *first_prefix)
+{
+    int avail = width - indent;
+    if (avail < 20) avail = 20;
+    const char *p = text;
+    int first = 1;
+    while (*p) {
+        while (*p == ' ' || *p == '\n') p++;
+        if (!*p) break;
+        const char *line_end = p, *last_space = NULL;
+        int n = 0;
+        while (*line_end && *line_end != '\n' && n < avail) {
+            if (*line_end == ' ') last_space = line_end;
+            /* count UTF-8 code points, not bytes */
+            if (((unsigned char)*line_end & 0xc0) != 0x80) n++;
+            line_end++;
+        }
+        if (*line_end && *line_end != '\n' && *line_end != ' ' && last_space) line_end = last_space;
+        if (first && first_prefix)
+            fprintf(fp, "%*s%s", indent - (int)strlen(first_prefix), "", first_prefix);
+        else
+            fprintf(fp, "%*s", indent, "");
+        fprintf(fp, "%.*s\n", (int)(line_end - p), p);
+        p = line_end;
+        first = 0;
+    }
+}
+
+static void sparkline(FILE *fp, const double *v, size_t n)
+{
+    static const char *const bars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] < lo) lo = v[i];
+        if (v[i] > hi) hi = v[i];
+    }
+    for (size_t i = 0; i < n; i++) {
+        int b = hi > lo ? (int)floor((v[i] - lo) / (hi - lo) * 7.0 + 0.5) : 0;
+        fputs(bars[b < 0 ? 0 : b > 7 ? 7 : b], fp);
+    }
+}
+
+static void quantity(double v, const char *capture, char *buf, size_t n)
+{
+    /* captures read as bytes print as sizes; other numbers as they are */
+    if (fabs(v) >= 1048576.0 && (strstr(capture, "byte") || strstr(capture, "mem") ||
+                                 strstr(capture, "gib") || strstr(capture, "mib") ||
+                                 strstr(capture, "size") || strstr(capture, "alloc") ||
+                                 strstr(capture, "reserv") || fabs(v) >= 1e8))
+        ldxi_format_quantity(v, buf, n);
+    else
+        snprintf(buf, n, "%g", v);
+}
+
+static void print_quiet(ldx_report *r, const ldx_file_report *fr, const ldx_diagnosis *d)
+{
+    FILE *fp = r->fp;
+    fprintf(fp, "%s:%llu: %s%s%s %s %s: %s (confidence %.2f", fr->path,
+            (unsigned long long)d->line, col(r, sev_color(d->rule->severity)),
+            ldx_severity_name(d->rule->severity), col(r, C_RESET), d->rule->klass, d->rule->id,
+            d->rule->title, d->confidence);
+    if (d->rank >= 0) fprintf(fp, ", rank %d", d->rank);
+    fprintf(fp, ", %s)\n", ldx_role_name(d->role));
+}
+
+static void print_evidence(ldx_report *r, const ldx_diagnosis *d, size_t max)
+{
+    FILE *fp = r->fp;
+    size_t shown = d->nevidence < max ? d->nevidence : max;
+    int w = 1;
+    for (uint64_t l = d->evidence[d->nevidence ? d->nevidence - 1 : 0].line; l >= 10; l /= 10) w++;
+    if (!d->nevidence) return;
+    fprintf(fp, "    %sevidence%s\n", col(r, C_BOLD), col(r, C_RESET));
+    int avail = r->opts.width - 8 - w;
+    if (avail < 40) avail = 40;
+    for (size_t i = 0; i < shown; i++) {
+        const ldx_evidence *e = &d->evidence[i];
+        /* the display text is valid UTF-8 already; cut it to the width again */
+        char *t = ldx_display_text(e->text, strlen(e->text), (size_t)avail);
+        fprintf(fp, "      %s%*llu%s  %s\n", col(r, C_DIM), w, (unsigned long long)e->line,
+                col(r, C_RESET), t ? t : "");
+        free(t);
+    }
+    if (d->nevidence > shown)
+        fprintf(fp, "      %s… %zu more%s\n", col(r, C_DIM), d->nevidence - shown, col(r, C_RESET));
+}
+
+static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
+{
+    FILE *fp = r->fp;
+    const ldx_rule_info *ri = d->rule;
+    char sev[16];
+    upper(ldx_severity_name(ri->severity), sev, sizeof sev);
+    fprintf(fp, "\n%s[%zu]%s %s%-8s%s %s%s%s\n", col(r, C_BOLD), idx + 1, col(r, C_RESET),
+            col(r, sev_color(ri->severity)), sev, col(r, C_RESET), col(r, C_BOLD), ri->title,
+            col(r, C_RESET));
+    fprintf(fp, "    %s%s · %s · confidence %.2f · %s", col(r, C_DIM), ri->klass, ri->id,
+            d->confidence, ldx_role_name(d->role));
+    if (d->cause) fprintf(fp, " (follows %s)", d->cause);
+    fprintf(fp, " · line %llu", (unsigned long long)d->line);
+    if (d->rank >= 0) fprintf(fp, " · rank %d", d->rank);
+    fprintf(fp, "%s\n", col(r, C_RESET));
+    bool brief = d->role == LDX_ROLE_COLLATERAL;
+    print_evidence(r, d, brief ? 2 : 6);
+    for (size_t i = 0; i < d->ntrends; i++) {
+        const ldx_trend *t = &d->trends[i];
+        char a[32], b[32];
+        quantity(t->first, t->capture, a, sizeof a);
+        quantity(t->last, t->capture, b, sizeof b);
+        fprintf(fp, "    %strend%s    %s.%s ", col(r, C_BOLD), col(r, C_RESET), t->signal,
+                t->capture);
+        sparkline(fp, t->values, t->nvalues);
+        fprintf(fp, " %s → %s over %llu points", a, b, (unsigned long long)t->points);
+        if (t->rank >= 0) fprintf(fp, " (rank %d)", t->rank);
+        fputc('\n', fp);
+    }
+    if (brief) return;
+    fprintf(fp, "    %sroot cause%s\n", col(r, C_BOLD), col(r, C_RESET));
+    wrap(fp, ri->root_cause, 6, r->opts.width, NULL);
+    fprintf(fp, "    %sfix%s\n", col(r, C_BOLD), col(r, C_RESET));
+    for (size_t i = 0; i < ri->fix.n; i++) {
+        char num[32];
+        snprintf(num, sizeof num, "%zu. ", i + 1);
+        wrap(fp, ri->fix.v[i], 9, r->opts.width, num);
+    }
+    fprintf(fp, "    %sverify%s\n", col(r, C_BOLD), col(r, C_RESET));
+    for (size_t i = 0; i < ri->verify.n; i++) wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
+}
+
+static ldx_status t_begin(ldx_report *r)
+{
+    r->state = calloc(1, sizeof(text_state));
+    return r->state ? LDX_OK : LDX_ENOMEM;
+}
+
+static ldx_status t_file(ldx_report *r, const ldx_file_report *fr)
+{
+    text_state *s = r->state;
+    FILE *fp = r->fp;
+    if (r->opts.quiet) {
+        for (size_t i = 0; i < fr->n; i++) print_quiet(r, fr, &fr->diagnoses[i]);
+        s->files++;
+        return LDX_OK;
+    }
+    if (s->files++) fputc('\n', fp);
+    fprintf(fp, "%s%s%s: %llu lines, ", col(r, C_BOLD), fr->path, col(r, C_RESET),
+            (unsigned long long)fr->lines);
+    if (!fr->n) {
+        fprintf(fp, "no known failure signature\n");
+    } else {
+        size_t coll = 0;
+        for (size_t i = 0; i < fr->n; i++) coll += fr->diagnoses[i].role == LDX_ROLE_COLLATERAL;
+        fprintf(fp, "%zu diagnos%s", fr->n, fr->n == 1 ? "is" : "es");
+        if (coll) fprintf(fp, " (%zu collateral)", coll);
+        fputc('\n', fp);
+        const ldx_diagnosis *top = &fr->diagnoses[0];
+        fprintf(fp, "most likely cause: %s%s%s (%s)", col(r, C_BOLD), top->rule->title,
+                col(r, C_RESET), top->rule->klass);
+        if (top->rank >= 0) fprintf(fp, " on rank %d", top->rank);
+        fprintf(fp, " at line %llu\n", (unsigned long long)top->line);
+    }
+    for (size_t i = 0; i < fr->n; i++) print_block(r, i, &fr->diagnoses[i]);
+    return LDX_OK;
+}
+
+/* Problems are printed on standard error by the caller, not mixed into the report. */
+static ldx_status t_finish(ldx_report *r, const ldx_msgs *errors)
+{
+    (void)r;
+    (void)errors;
+    return LDX_OK;
+}
+
+static void t_destroy(ldx_report *r) { free(r->state); }
+
+const ldxi_format ldxi_format_text = {"text", t_begin, t_file, t_finish, t_destroy};

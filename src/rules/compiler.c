@@ -1,0 +1,268 @@
+/* The rule compiler: collects rules from every source, then checks what no single file
+ * can check alone (unique ids, related and caused_by references) and freezes them into
+ * an immutable ruleset. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "logdx/input.h"
+#include "load.h"
+
+struct ldx_compiler {
+    ldx_msgs *msgs;
+    ldx_arena *arena;
+    ldxi_rule **rules;
+    size_t n, cap;
+    int failed; /* some rule was left out */
+};
+
+ldx_status ldx_compiler_create(ldx_compiler **out, ldx_msgs *msgs)
+{
+    ldx_compiler *c = calloc(1, sizeof(*c));
+    if (!c) return LDX_ENOMEM;
+    if (ldxi_arena_create(&c->arena) != LDX_OK) {
+        free(c);
+        return LDX_ENOMEM;
+    }
+    c->msgs = msgs;
+    *out = c;
+    return LDX_OK;
+}
+
+void ldx_compiler_destroy(ldx_compiler *c)
+{
+    if (!c) return;
+    for (size_t i = 0; i < c->n; i++) ldxi_rule_free(c->rules[i]);
+    free(c->rules);
+    ldxi_arena_destroy(c->arena);
+    free(c);
+}
+
+ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char *data,
+                                   size_t len, bool builtin)
+{
+    ldxi_ynode *root;
+    ldx_status st = ldxi_yaml_parse(data, len, name, c->arena, &root, c->msgs);
+    if (st != LDX_OK) {
+        c->failed = 1;
+        return st == LDX_ENOMEM ? st : LDX_ERULE;
+    }
+    ldxi_rule *r = ldxi_rule_load(root, name, builtin, c->arena, c->msgs);
+    if (!r) {
+        c->failed = 1;
+        return LDX_ERULE;
+    }
+    if (LDXI_PUSH(c->rules, c->n, c->cap, r) != LDX_OK) {
+        ldxi_rule_free(r);
+        return LDX_ENOMEM;
+    }
+    return LDX_OK;
+}
+
+ldx_status ldx_compiler_add_builtin(ldx_compiler *c)
+{
+    ldx_status worst = LDX_OK;
+    for (size_t i = 0; i < ldxi_builtin_rules_count; i++) {
+        const ldxi_embedded *e = &ldxi_builtin_rules[i];
+        ldx_status st = ldx_compiler_add_buffer(c, e->path, e->data, e->len, true);
+        if (st == LDX_ENOMEM) return st;
+        if (st != LDX_OK) worst = st;
+    }
+    return worst;
+}
+
+static int is_rule_file(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 5 && strcmp(path + n - 5, ".yaml") == 0) ||
+           (n > 4 && strcmp(path + n - 4, ".yml") == 0);
+}
+
+typedef struct {
+    ldx_compiler *c;
+    ldx_status worst;
+    int explicit_file;
+} add_ctx;
+
+static ldx_status add_file(const char *path, void *vctx)
+{
+    add_ctx *a = vctx;
+    if (!a->explicit_file && !is_rule_file(path)) return LDX_OK;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ldx_msgs_add(a->c->msgs, LDX_MSG_ERROR, path, 0, 0, "cannot open rule file: %s",
+                     strerror(errno));
+        a->c->failed = 1;
+        a->worst = LDX_EIO;
+        return LDX_OK;
+    }
+    ldx_buf b;
+    ldxi_buf_init(&b, LDXI_YAML_MAX_BYTES + 2);
+    char chunk[65536];
+    size_t n;
+    ldx_status st = LDX_OK;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if ((st = ldxi_buf_append(&b, chunk, n)) != LDX_OK) break;
+    int rerr = ferror(f);
+    fclose(f);
+    if (st == LDX_ELIMIT) {
+        ldx_msgs_add(a->c->msgs, LDX_MSG_ERROR, path, 0, 0,
+                     "rule file is larger than the limit of %zu bytes", LDXI_YAML_MAX_BYTES);
+        a->c->failed = 1;
+        a->worst = LDX_ERULE;
+    } else if (st != LDX_OK || rerr) {
+        ldx_msgs_add(a->c->msgs, LDX_MSG_ERROR, path, 0, 0, "cannot read rule file");
+        a->c->failed = 1;
+        a->worst = LDX_EIO;
+    } else {
+        st = ldx_compiler_add_buffer(a->c, path, b.data ? b.data : "", b.len, false);
+        if (st == LDX_ENOMEM) {
+            ldxi_buf_free(&b);
+            return st;
+        }
+        if (st != LDX_OK) a->worst = st;
+    }
+    ldxi_buf_free(&b);
+    return LDX_OK;
+}
+
+ldx_status ldx_compiler_add_path(ldx_compiler *c, const char *path)
+{
+    struct stat sb;
+    add_ctx a = {.c = c, .worst = LDX_OK};
+    a.explicit_file = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    ldx_status st = ldx_walk(path, add_file, &a, c->msgs);
+    if (st != LDX_OK) {
+        c->failed = 1;
+        return st;
+    }
+    return a.worst;
+}
+
+static long find(ldxi_rule **rules, size_t n, const char *id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rules[i] && strcmp(rules[i]->info.id, id) == 0) return (long)i;
+    return -1;
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+    const ldxi_rule *x = *(ldxi_rule *const *)a, *y = *(ldxi_rule *const *)b;
+    return strcmp(x->info.id, y->info.id);
+}
+
+ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
+{
+    *out = NULL;
+    /* Ids: a user rule replaces a built-in one; two user rules may not share an id. */
+    for (size_t i = 0; i < c->n; i++) {
+        ldxi_rule *r = c->rules[i];
+        long j = find(c->rules, i, r->info.id);
+        if (j < 0) continue;
+        ldxi_rule *o = c->rules[j];
+        if (strcmp(o->info.path, r->info.path) == 0) {
+            /* the same file reached twice (a folder and a file inside it) */
+            ldxi_rule_free(r);
+            c->rules[i] = NULL;
+        } else if (o->info.builtin && !r->info.builtin) {
+            ldxi_rule_free(o);
+            c->rules[j] = NULL;
+        } else if (!o->info.builtin && r->info.builtin) {
+            ldxi_rule_free(r);
+            c->rules[i] = NULL;
+        } else {
+            ldx_msgs_add(c->msgs, LDX_MSG_ERROR, r->info.path, 1, 1,
+                         "duplicate rule id '%s' (also in %s)", r->info.id, o->info.path);
+            c->failed = 1;
+            ldxi_rule_free(r);
+            c->rules[i] = NULL;
+        }
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->rules[i]) c->rules[n++] = c->rules[i];
+    c->n = n;
+    qsort(c->rules, n, sizeof(*c->rules), rule_cmp);
+
+    /* References: related must name rules; caused_by rules or classes. Reported as
+     * errors but the rule stays: a stale reference does not change what it matches. */
+    for (size_t i = 0; i < n; i++) {
+        const ldx_rule_info *ri = &c->rules[i]->info;
+        for (size_t k = 0; k < ri->related.n; k++)
+            if (find(c->rules, n, ri->related.v[k]) < 0) {
+                ldx_msgs_add(c->msgs, LDX_MSG_ERROR, ri->path, 1, 1,
+                             "rule '%s': related rule '%s' does not exist", ri->id,
+                             ri->related.v[k]);
+                c->failed = 1;
+            }
+        for (size_t k = 0; k < ri->caused_by.n; k++)
+            if (find(c->rules, n, ri->caused_by.v[k]) < 0 &&
+                !ldx_taxonomy_lookup(ri->caused_by.v[k], NULL, NULL, NULL)) {
+                ldx_msgs_add(c->msgs, LDX_MSG_ERROR, ri->path, 1, 1,
+                             "rule '%s': caused_by '%s' is neither a class nor a rule id",
+                             ri->id, ri->caused_by.v[k]);
+                c->failed = 1;
+            }
+    }
+
+    ldx_ruleset *rs = calloc(1, sizeof(*rs));
+    if (!rs) return LDX_ENOMEM;
+    rs->arena = c->arena;
+    rs->rules = c->rules;
+    rs->n = n;
+    for (size_t i = 0; i < n; i++) {
+        ldxi_rule *r = rs->rules[i];
+        r->index = i;
+        for (size_t s = 0; s < r->info.nsignals; s++) {
+            uint32_t cc = 0;
+            pcre2_pattern_info(r->sigs[s].code, PCRE2_INFO_CAPTURECOUNT, &cc);
+            if (cc + 1 > rs->max_groups) rs->max_groups = cc + 1;
+        }
+    }
+    c->arena = NULL;
+    c->rules = NULL;
+    c->n = c->cap = 0;
+    *out = rs;
+    return c->failed ? LDX_ERULE : LDX_OK;
+}
+
+void ldx_ruleset_destroy(ldx_ruleset *rs)
+{
+    if (!rs) return;
+    for (size_t i = 0; i < rs->n; i++) ldxi_rule_free(rs->rules[i]);
+    free(rs->rules);
+    ldxi_arena_destroy(rs->arena);
+    free(rs);
+}
+
+size_t ldx_ruleset_count(const ldx_ruleset *rs) { return rs ? rs->n : 0; }
+
+const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i)
+{
+    return i < rs->n ? &rs->rules[i]->info : NULL;
+}
+
+long ldx_ruleset_find(const ldx_ruleset *rs, const char *id)
+{
+    size_t lo = 0, hi = rs->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(rs->rules[mid]->info.id, id);
+        if (c == 0) return (long)mid;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
+
+bool ldxi_rule_caused_by(const ldxi_rule *r, const ldxi_rule *other)
+{
+    for (size_t k = 0; k < r->info.caused_by.n; k++) {
+        const char *cb = r->info.caused_by.v[k];
+        if (strcmp(cb, other->info.klass) == 0 || strcmp(cb, other->info.id) == 0) return true;
+    }
+    return false;
+}

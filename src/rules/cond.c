@@ -1,0 +1,411 @@
+/* Recursive-descent parser and evaluator for rule conditions. The grammar:
+ *
+ *   expr   := and ('or' and)*
+ *   and    := not ('and' not)*
+ *   not    := 'not' not | cmp
+ *   cmp    := term (('>'|'>='|'<'|'<='|'=='|'!=') term)?
+ *   term   := NUMBER UNIT? | '(' expr ')' | NAME | FUNC '(' args ')'
+ *
+ * A missing number is NaN, and every comparison involving NaN is false, so a rule that
+ * asks about values never seen simply does not fire. */
+#include "cond.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *src;
+    size_t pos;
+    const ldxi_cond_sig *sigs;
+    size_t nsigs;
+    ldx_arena *arena;
+    char *err;
+    size_t errsize;
+    size_t err_off;
+    int failed;
+    int depth;
+} parser;
+
+static const struct {
+    const char *name;
+    ldxi_func f;
+    int kind; /* 0: (sig)  1: (sig.cap)  2: (sig.cap, N)  3: (sig, sig) */
+} funcs[] = {
+    {"count", LDXI_F_COUNT, 0},    {"ranks", LDXI_F_RANKS, 0},   {"max", LDXI_F_MAX, 1},
+    {"min", LDXI_F_MIN, 1},        {"first", LDXI_F_FIRST, 1},   {"last", LDXI_F_LAST, 1},
+    {"sum", LDXI_F_SUM, 1},        {"avg", LDXI_F_AVG, 1},       {"points", LDXI_F_POINTS, 1},
+    {"rising", LDXI_F_RISING, 2},  {"falling", LDXI_F_FALLING, 2},
+    {"growth", LDXI_F_GROWTH, 1},  {"before", LDXI_F_BEFORE, 3},
+};
+
+static void fail(parser *p, size_t off, const char *fmt, const char *arg)
+{
+    if (p->failed) return;
+    p->failed = 1;
+    p->err_off = off;
+    snprintf(p->err, p->errsize, fmt, arg ? arg : "");
+}
+
+static void skip_ws(parser *p)
+{
+    while (isspace((unsigned char)p->src[p->pos])) p->pos++;
+}
+
+static ldxi_cond *node(parser *p, ldxi_ckind kind, size_t off)
+{
+    ldxi_cond *c = ldxi_arena_alloc(p->arena, sizeof(*c));
+    if (!c) {
+        fail(p, off, "out of memory%s", NULL);
+        return NULL;
+    }
+    memset(c, 0, sizeof(*c));
+    c->kind = kind;
+    c->off = (unsigned)off;
+    c->cap = -1;
+    c->sig2 = -1;
+    return c;
+}
+
+/* Reads an identifier into buf; returns its length (0 if none). */
+static size_t ident(parser *p, char *buf, size_t size)
+{
+    size_t n = 0;
+    const char *s = p->src + p->pos;
+    if (!(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
+    while (isalnum((unsigned char)s[n]) || s[n] == '_') n++;
+    size_t k = n < size - 1 ? n : size - 1;
+    memcpy(buf, s, k);
+    buf[k] = '\0';
+    p->pos += n;
+    return n;
+}
+
+static int is_word(parser *p, const char *w)
+{
+    size_t n = strlen(w);
+    const char *s = p->src + p->pos;
+    return strncmp(s, w, n) == 0 && !isalnum((unsigned char)s[n]) && s[n] != '_' &&
+           s[n] != '.';
+}
+
+static int find_sig(parser *p, const char *name)
+{
+    for (size_t i = 0; i < p->nsigs; i++)
+        if (strcmp(p->sigs[i].name, name) == 0) return (int)i;
+    return -1;
+}
+
+static int sig_ref(parser *p, int *sig)
+{
+    char name[128];
+    size_t off = p->pos;
+    if (!ident(p, name, sizeof name)) {
+        fail(p, off, "expected a signal name%s", NULL);
+        return 0;
+    }
+    *sig = find_sig(p, name);
+    if (*sig < 0) {
+        fail(p, off, "unknown signal '%s'", name);
+        return 0;
+    }
+    return 1;
+}
+
+static int cap_ref(parser *p, int *sig, int *cap)
+{
+    size_t off = p->pos;
+    if (!sig_ref(p, sig)) return 0;
+    if (p->src[p->pos] != '.') {
+        fail(p, off, "expected signal.capture (a named capture read as a number)%s", NULL);
+        return 0;
+    }
+    p->pos++;
+    char name[128];
+    size_t coff = p->pos;
+    if (!ident(p, name, sizeof name)) {
+        fail(p, coff, "expected a capture name after '.'%s", NULL);
+        return 0;
+    }
+    const ldxi_cond_sig *s = &p->sigs[*sig];
+    for (size_t i = 0; i < s->ncaps; i++)
+        if (strcmp(s->caps[i], name) == 0) {
+            *cap = (int)i;
+            return 1;
+        }
+    fail(p, coff, "signal has no named capture '%s'", name);
+    return 0;
+}
+
+static int expect(parser *p, char c)
+{
+    skip_ws(p);
+    if (p->src[p->pos] != c) {
+        char s[2] = {c, 0};
+        fail(p, p->pos, "expected '%s'", s);
+        return 0;
+    }
+    p->pos++;
+    return 1;
+}
+
+static int number(parser *p, double *out)
+{
+    const char *s = p->src + p->pos;
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n]) || s[n] == '.') n++;
+    if ((s[n] == 'e' || s[n] == 'E') &&
+        (isdigit((unsigned char)s[n + 1]) ||
+         ((s[n + 1] == '-' || s[n + 1] == '+') && isdigit((unsigned char)s[n + 2])))) {
+        n += 2;
+        while (isdigit((unsigned char)s[n])) n++;
+    }
+    while (isalpha((unsigned char)s[n])) n++;
+    if (!ldxi_parse_quantity(s, n, out)) {
+        char tok[64];
+        snprintf(tok, sizeof tok, "%.*s", (int)(n < 60 ? n : 60), s);
+        fail(p, p->pos, "bad number '%s' (units: B, KB, MB, GB, KiB, MiB, GiB, K, M, G)", tok);
+        return 0;
+    }
+    p->pos += n;
+    return 1;
+}
+
+static ldxi_cond *parse_expr(parser *p);
+
+static ldxi_cond *parse_term(parser *p)
+{
+    skip_ws(p);
+    size_t off = p->pos;
+    char c = p->src[off];
+    if (c == '(') {
+        p->pos++;
+        ldxi_cond *e = parse_expr(p);
+        if (!e || !expect(p, ')')) return NULL;
+        return e;
+    }
+    if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)p->src[off + 1]))) {
+        ldxi_cond *n = node(p, LDXI_C_NUM, off);
+        if (!n || !number(p, &n->num)) return NULL;
+        return n;
+    }
+    char name[128];
+    if (!ident(p, name, sizeof name)) {
+        if (!c)
+            fail(p, off, "unexpected end of condition%s", NULL);
+        else
+            fail(p, off, "unexpected '%.1s'", p->src + off);
+        return NULL;
+    }
+    skip_ws(p);
+    if (p->src[p->pos] == '(') {
+        for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++) {
+            if (strcmp(funcs[i].name, name) != 0) continue;
+            p->pos++;
+            skip_ws(p);
+            ldxi_cond *f = node(p, LDXI_C_FUNC, off);
+            if (!f) return NULL;
+            f->func = funcs[i].f;
+            int ok = funcs[i].kind == 0 || funcs[i].kind == 3 ? sig_ref(p, &f->sig)
+                                                               : cap_ref(p, &f->sig, &f->cap);
+            if (!ok) return NULL;
+            if (funcs[i].kind == 2 || funcs[i].kind == 3) {
+                if (!expect(p, ',')) return NULL;
+                skip_ws(p);
+                if (funcs[i].kind == 3) {
+                    if (!sig_ref(p, &f->sig2)) return NULL;
+                } else {
+                    size_t noff = p->pos;
+                    if (!number(p, &f->num)) return NULL;
+                    if (f->num < 2 || f->num != floor(f->num)) {
+                        fail(p, noff, "the number of points must be a whole number >= 2%s",
+                             NULL);
+                        return NULL;
+                    }
+                }
+            }
+            if (!expect(p, ')')) return NULL;
+            return f;
+        }
+        fail(p, off, "unknown function '%s'", name);
+        return NULL;
+    }
+    if (p->src[p->pos] == '.') {
+        fail(p, off, "'%s.…' is a capture: use it inside max(), min(), last(), rising()…",
+             name);
+        return NULL;
+    }
+    int sig = find_sig(p, name);
+    if (sig < 0) {
+        fail(p, off, "unknown signal '%s'", name);
+        return NULL;
+    }
+    ldxi_cond *s = node(p, LDXI_C_SIG, off);
+    if (s) s->sig = sig;
+    return s;
+}
+
+static ldxi_cond *parse_cmp(parser *p)
+{
+    ldxi_cond *l = parse_term(p);
+    if (!l) return NULL;
+    skip_ws(p);
+    const char *s = p->src + p->pos;
+    ldxi_cop op;
+    size_t n = 2;
+    if (s[0] == '>' && s[1] == '=') op = LDXI_OP_GE;
+    else if (s[0] == '<' && s[1] == '=') op = LDXI_OP_LE;
+    else if (s[0] == '=' && s[1] == '=') op = LDXI_OP_EQ;
+    else if (s[0] == '!' && s[1] == '=') op = LDXI_OP_NE;
+    else if (s[0] == '>') op = LDXI_OP_GT, n = 1;
+    else if (s[0] == '<') op = LDXI_OP_LT, n = 1;
+    else if (s[0] == '=') {
+        fail(p, p->pos, "use '==' to compare%s", NULL);
+        return NULL;
+    } else return l;
+    size_t off = p->pos;
+    p->pos += n;
+    ldxi_cond *r = parse_term(p);
+    if (!r) return NULL;
+    ldxi_cond *c = node(p, LDXI_C_CMP, off);
+    if (!c) return NULL;
+    c->op = op;
+    c->l = l;
+    c->r = r;
+    return c;
+}
+
+static ldxi_cond *parse_not(parser *p)
+{
+    skip_ws(p);
+    if (is_word(p, "not")) {
+        size_t off = p->pos;
+        p->pos += 3;
+        if (++p->depth > 200) {
+            fail(p, off, "condition nested too deeply%s", NULL);
+            return NULL;
+        }
+        ldxi_cond *e = parse_not(p);
+        p->depth--;
+        if (!e) return NULL;
+        ldxi_cond *c = node(p, LDXI_C_NOT, off);
+        if (c) c->l = e;
+        return c;
+    }
+    return parse_cmp(p);
+}
+
+static ldxi_cond *parse_binary(parser *p, const char *word, ldxi_ckind kind,
+                               ldxi_cond *(*sub)(parser *))
+{
+    ldxi_cond *l = sub(p);
+    while (l) {
+        skip_ws(p);
+        if (!is_word(p, word)) break;
+        size_t off = p->pos;
+        p->pos += strlen(word);
+        ldxi_cond *r = sub(p);
+        if (!r) return NULL;
+        ldxi_cond *c = node(p, kind, off);
+        if (!c) return NULL;
+        c->l = l;
+        c->r = r;
+        l = c;
+    }
+    return l;
+}
+
+static ldxi_cond *parse_and(parser *p) { return parse_binary(p, "and", LDXI_C_AND, parse_not); }
+
+static ldxi_cond *parse_expr(parser *p)
+{
+    if (++p->depth > 200) {
+        fail(p, p->pos, "condition nested too deeply%s", NULL);
+        return NULL;
+    }
+    ldxi_cond *e = parse_binary(p, "or", LDXI_C_OR, parse_and);
+    p->depth--;
+    return e;
+}
+
+ldx_status ldxi_cond_parse(const char *src, const ldxi_cond_sig *sigs, size_t nsigs,
+                           ldx_arena *a, ldxi_cond **out, size_t *err_off, char *err,
+                           size_t errsize)
+{
+    parser p = {.src = src, .sigs = sigs, .nsigs = nsigs, .arena = a, .err = err,
+                .errsize = errsize};
+    ldxi_cond *c = parse_expr(&p);
+    if (c && !p.failed) {
+        skip_ws(&p);
+        if (p.src[p.pos]) {
+            if (isalpha((unsigned char)p.src[p.pos]))
+                fail(&p, p.pos, "expected 'and', 'or' or the end, found '%.20s'",
+                     p.src + p.pos);
+            else
+                fail(&p, p.pos, "unexpected '%.1s'", p.src + p.pos);
+        }
+    }
+    if (p.failed || !c) {
+        if (!p.failed) fail(&p, p.pos, "invalid condition%s", NULL);
+        *err_off = p.err_off;
+        *out = NULL;
+        return LDX_EPARSE;
+    }
+    *out = c;
+    return LDX_OK;
+}
+
+int ldxi_cond_true(double v) { return !isnan(v) && v != 0.0; }
+
+double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env)
+{
+    switch (c->kind) {
+    case LDXI_C_NUM: return c->num;
+    case LDXI_C_SIG: return env->count(env->ctx, c->sig);
+    case LDXI_C_NOT: return ldxi_cond_true(ldxi_cond_eval(c->l, env)) ? 0.0 : 1.0;
+    case LDXI_C_AND:
+        return ldxi_cond_true(ldxi_cond_eval(c->l, env)) &&
+                       ldxi_cond_true(ldxi_cond_eval(c->r, env))
+                   ? 1.0
+                   : 0.0;
+    case LDXI_C_OR:
+        return ldxi_cond_true(ldxi_cond_eval(c->l, env)) ||
+                       ldxi_cond_true(ldxi_cond_eval(c->r, env))
+                   ? 1.0
+                   : 0.0;
+    case LDXI_C_CMP: {
+        double l = ldxi_cond_eval(c->l, env), r = ldxi_cond_eval(c->r, env);
+        if (isnan(l) || isnan(r)) return 0.0;
+        switch (c->op) {
+        case LDXI_OP_GT: return l > r;
+        case LDXI_OP_GE: return l >= r;
+        case LDXI_OP_LT: return l < r;
+        case LDXI_OP_LE: return l <= r;
+        case LDXI_OP_EQ: return l == r;
+        case LDXI_OP_NE: return l != r;
+        }
+        return 0.0;
+    }
+    case LDXI_C_FUNC:
+        switch (c->func) {
+        case LDXI_F_COUNT: return env->count(env->ctx, c->sig);
+        case LDXI_F_RANKS: return env->ranks(env->ctx, c->sig);
+        case LDXI_F_BEFORE: {
+            double a = env->first_line(env->ctx, c->sig), b = env->first_line(env->ctx, c->sig2);
+            return (!isnan(a) && !isnan(b) && a < b) ? 1.0 : 0.0;
+        }
+        default: return env->stat(env->ctx, c->sig, c->cap, c->func, c->num);
+        }
+    }
+    return NAN;
+}
+
+void ldxi_cond_signals(const ldxi_cond *c, void (*fn)(int sig, void *ctx), void *ctx)
+{
+    if (!c) return;
+    if (c->kind == LDXI_C_SIG || c->kind == LDXI_C_FUNC) fn(c->sig, ctx);
+    if (c->kind == LDXI_C_FUNC && c->func == LDXI_F_BEFORE) fn(c->sig2, ctx);
+    ldxi_cond_signals(c->l, fn, ctx);
+    ldxi_cond_signals(c->r, fn, ctx);
+}

@@ -1,0 +1,67 @@
+/* Rule conditions: a small boolean/arithmetic expression language over signals.
+ *
+ *   oom and not retry_ok          count(timeout) >= 3        ranks(t) >= 2
+ *   max(mem.bytes) > 1GiB         rising(mem.bytes, 3)       before(oom, timeout)
+ *
+ * Parsing resolves signal and capture names to indices, so evaluation never looks up
+ * strings. Evaluation asks the caller for the numbers through ldxi_cond_env, which
+ * keeps this module free of any knowledge of how a scan stores its hits. */
+#ifndef LDX_RULES_COND_H
+#define LDX_RULES_COND_H
+
+#include <stddef.h>
+
+#include "logdx/core.h"
+#include "../core/util.h"
+
+typedef enum {
+    LDXI_F_COUNT, LDXI_F_RANKS, LDXI_F_MAX, LDXI_F_MIN, LDXI_F_FIRST, LDXI_F_LAST,
+    LDXI_F_SUM, LDXI_F_AVG, LDXI_F_POINTS, LDXI_F_RISING, LDXI_F_FALLING, LDXI_F_GROWTH,
+    LDXI_F_BEFORE
+} ldxi_func;
+
+typedef enum { LDXI_C_NUM, LDXI_C_SIG, LDXI_C_FUNC, LDXI_C_NOT, LDXI_C_AND, LDXI_C_OR,
+               LDXI_C_CMP } ldxi_ckind;
+
+typedef enum { LDXI_OP_GT, LDXI_OP_GE, LDXI_OP_LT, LDXI_OP_LE, LDXI_OP_EQ, LDXI_OP_NE } ldxi_cop;
+
+typedef struct ldxi_cond {
+    ldxi_ckind kind;
+    double num;       /* NUM; the argument N of rising/falling */
+    ldxi_cop op;      /* CMP */
+    ldxi_func func;   /* FUNC */
+    int sig, cap;     /* SIG, FUNC: signal index; capture index or -1 */
+    int sig2;         /* before(a, b): the second signal */
+    unsigned off;     /* offset in the source, for messages */
+    struct ldxi_cond *l, *r;
+} ldxi_cond;
+
+/* What the parser may refer to: each signal's name and its named captures. */
+typedef struct {
+    const char *name;
+    const char *const *caps;
+    size_t ncaps;
+} ldxi_cond_sig;
+
+/* On error returns LDX_EPARSE with a message in err and its byte offset in *err_off. */
+ldx_status ldxi_cond_parse(const char *src, const ldxi_cond_sig *sigs, size_t nsigs,
+                           ldx_arena *a, ldxi_cond **out, size_t *err_off, char *err,
+                           size_t errsize);
+
+typedef struct {
+    void *ctx;
+    double (*count)(void *ctx, int sig);
+    double (*ranks)(void *ctx, int sig);
+    double (*first_line)(void *ctx, int sig); /* NAN when the signal never hit */
+    /* One aggregate of a capture's numbers (LDXI_F_MAX .. LDXI_F_GROWTH); NAN when
+     * there are none. For rising/falling, 1 or 0; arg is their N. */
+    double (*stat)(void *ctx, int sig, int cap, ldxi_func f, double arg);
+} ldxi_cond_env;
+
+double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env);
+int ldxi_cond_true(double v);
+
+/* Calls fn for each signal the condition mentions (for explanations). */
+void ldxi_cond_signals(const ldxi_cond *c, void (*fn)(int sig, void *ctx), void *ctx);
+
+#endif

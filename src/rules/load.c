@@ -1,0 +1,482 @@
+/* Rule validation. Every check reports at the position of the offending node and goes
+ * on, so that one run of `logdx rules lint` lists every problem in a file. */
+#include "load.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *path;
+    ldx_arena *arena;
+    ldx_msgs *msgs;
+    int errors;
+} ctx;
+
+static void error_at(ctx *c, const ldxi_ynode *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void error_at(ctx *c, const ldxi_ynode *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ldx_msgs_vadd(c->msgs, LDX_MSG_ERROR, c->path, n ? n->line : 1, n ? n->col : 1, fmt, ap);
+    va_end(ap);
+    c->errors++;
+}
+
+static const char *const top_keys[] = {
+    "id", "title", "class", "category", "severity", "tags", "affects", "related",
+    "caused_by", "signals", "condition", "summary", "symptoms", "root_cause", "fix",
+    "verify", "references", "examples", NULL};
+static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", NULL};
+static const char *const symptom_keys[] = {"symptom", "why", NULL};
+static const char *const example_keys[] = {"match", "no_match", NULL};
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 40 || lb > 40) return 99;
+    size_t d[41][41];
+    for (size_t i = 0; i <= la; i++) d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1,
+                   z = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            d[i][j] = x < y ? (x < z ? x : z) : (y < z ? y : z);
+        }
+    return d[la][lb];
+}
+
+/* Reports keys not in allowed (with a suggestion), and duplicate keys. */
+static void check_keys(ctx *c, const ldxi_ynode *map, const char *const *allowed,
+                       const char *where)
+{
+    for (size_t i = 0; i + 1 < map->n; i += 2) {
+        const ldxi_ynode *k = map->items[i];
+        if (k->kind != LDXI_YSCALAR) {
+            error_at(c, k, "%s: keys must be plain strings", where);
+            continue;
+        }
+        for (size_t j = 0; j < i; j += 2)
+            if (map->items[j]->kind == LDXI_YSCALAR && strcmp(map->items[j]->str, k->str) == 0)
+                error_at(c, k, "%s: duplicate key '%s'", where, k->str);
+        int ok = 0;
+        const char *best = NULL;
+        size_t bestd = 3;
+        for (const char *const *a = allowed; *a; a++) {
+            if (strcmp(*a, k->str) == 0) ok = 1;
+            size_t d = edit_distance(*a, k->str);
+            if (d < bestd) bestd = d, best = *a;
+        }
+        if (!ok) {
+            if (best)
+                error_at(c, k, "%s: unknown key '%s' (did you mean '%s'?)", where, k->str, best);
+            else
+                error_at(c, k, "%s: unknown key '%s'", where, k->str);
+        }
+    }
+}
+
+static const char *scalar(ctx *c, const ldxi_ynode *map, const char *key, int required)
+{
+    const ldxi_ynode *n = ldxi_ymap_get(map, key);
+    if (!n) {
+        if (required) error_at(c, map, "missing required key '%s'", key);
+        return NULL;
+    }
+    if (n->kind != LDXI_YSCALAR) {
+        error_at(c, n, "'%s' must be a string", key);
+        return NULL;
+    }
+    const char *s = n->str;
+    while (isspace((unsigned char)*s)) s++;
+    if (!*s) {
+        error_at(c, n, "'%s' is empty", key);
+        return NULL;
+    }
+    return n->str;
+}
+
+/* Drops the trailing newline that block scalars carry. */
+static const char *trim_end(ctx *c, const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == '\n' || s[n - 1] == ' ')) n--;
+    return ldxi_arena_strndup(c->arena, s, n);
+}
+
+static ldx_strv strlist(ctx *c, const ldxi_ynode *map, const char *key, int required,
+                        int min)
+{
+    ldx_strv v = {0};
+    const ldxi_ynode *n = ldxi_ymap_get(map, key);
+    if (!n) {
+        if (required) error_at(c, map, "missing required key '%s'", key);
+        return v;
+    }
+    if (n->kind != LDXI_YSEQ) {
+        error_at(c, n, "'%s' must be a list", key);
+        return v;
+    }
+    if ((int)n->n < min) error_at(c, n, "'%s' needs at least %d item%s", key, min, min == 1 ? "" : "s");
+    v.v = ldxi_arena_alloc(c->arena, (n->n ? n->n : 1) * sizeof(char *));
+    if (!v.v) return v;
+    for (size_t i = 0; i < n->n; i++) {
+        const ldxi_ynode *it = n->items[i];
+        if (it->kind == LDXI_YMAP) {
+            error_at(c, it,
+                     "items of '%s' must be strings; this one reads as a mapping (a plain "
+                     "item containing ': ' is key: value to YAML, so quote it)",
+                     key);
+            continue;
+        }
+        if (it->kind != LDXI_YSCALAR || !*it->str) {
+            error_at(c, it, "items of '%s' must be non-empty strings", key);
+            continue;
+        }
+        v.v[v.n++] = trim_end(c, it->str);
+    }
+    return v;
+}
+
+static int is_kebab(const char *s)
+{
+    if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s)) return 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '-') {
+            if (p[1] == '-' || p[1] == '\0') return 0;
+        } else if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int is_ident(const char *s)
+{
+    if (!isalpha((unsigned char)*s) && *s != '_') return 0;
+    for (const char *p = s; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_') return 0;
+    return 1;
+}
+
+/* Column of byte off of a scalar's text, for messages about patterns/conditions. */
+static unsigned col_of(const ldxi_ynode *n, size_t off)
+{
+    return n->col + (n->quoted == 1 ? 1u : 0u) + (unsigned)off;
+}
+
+static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ldxi_sigc *sc,
+                           const char *rule_id)
+{
+    int errcode;
+    PCRE2_SIZE erroff;
+    uint32_t opts = si->caseless ? PCRE2_CASELESS : 0;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)si->pattern, PCRE2_ZERO_TERMINATED, opts,
+                                     &errcode, &erroff, NULL);
+    if (!code) {
+        PCRE2_UCHAR msg[256];
+        pcre2_get_error_message(errcode, msg, sizeof msg);
+        ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, pn->line,
+                     pn->quoted == 2 ? pn->col : col_of(pn, erroff),
+                     "rule '%s', signal '%s': pattern error at offset %zu: %s", rule_id,
+                     si->name, (size_t)erroff, (const char *)msg);
+        c->errors++;
+        return;
+    }
+    /* A pattern that matches an empty line would fire on every log. */
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+    if (md && pcre2_match(code, (PCRE2_SPTR) "", 0, 0, 0, md, NULL) >= 0) {
+        error_at(c, pn, "rule '%s', signal '%s': pattern matches an empty line", rule_id,
+                 si->name);
+    }
+    pcre2_match_data_free(md);
+    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* without JIT it is only slower */
+    sc->code = code;
+    uint32_t count = 0, esize = 0;
+    PCRE2_SPTR table = NULL;
+    pcre2_pattern_info(code, PCRE2_INFO_NAMECOUNT, &count);
+    pcre2_pattern_info(code, PCRE2_INFO_NAMEENTRYSIZE, &esize);
+    pcre2_pattern_info(code, PCRE2_INFO_NAMETABLE, &table);
+    if (count) {
+        sc->capnames = ldxi_arena_alloc(c->arena, count * sizeof(char *));
+        sc->capgroups = ldxi_arena_alloc(c->arena, count * sizeof(int));
+        if (!sc->capnames || !sc->capgroups) return;
+        for (uint32_t i = 0; i < count; i++) {
+            PCRE2_SPTR e = table + (size_t)i * esize;
+            sc->capgroups[i] = (e[0] << 8) | e[1];
+            sc->capnames[i] = ldxi_arena_strdup(c->arena, (const char *)e + 2);
+        }
+        sc->ncaps = count;
+    }
+}
+
+static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
+{
+    const ldxi_ynode *sigs = ldxi_ymap_get(root, "signals");
+    if (!sigs) {
+        error_at(c, root, "missing required key 'signals'");
+        return;
+    }
+    if (sigs->kind != LDXI_YMAP || sigs->n == 0) {
+        error_at(c, sigs, "'signals' must be a mapping of signal names to signals");
+        return;
+    }
+    size_t n = sigs->n / 2;
+    ldx_signal_info *si = ldxi_arena_alloc(c->arena, n * sizeof(*si));
+    ldxi_sigc *sc = ldxi_arena_alloc(c->arena, n * sizeof(*sc));
+    if (!si || !sc) return;
+    memset(si, 0, n * sizeof(*si));
+    memset(sc, 0, n * sizeof(*sc));
+    int symptoms = 0;
+    const char *rid = r->info.id ? r->info.id : "?";
+    for (size_t i = 0; i < n; i++) {
+        const ldxi_ynode *k = sigs->items[2 * i], *v = sigs->items[2 * i + 1];
+        ldx_signal_info *s = &si[i];
+        s->name = k->kind == LDXI_YSCALAR ? k->str : "?";
+        s->weight = 1.0;
+        s->line = k->line;
+        s->col = k->col;
+        if (k->kind != LDXI_YSCALAR || !is_ident(k->str)) {
+            error_at(c, k, "signal names are identifiers ([A-Za-z_][A-Za-z0-9_]*)");
+            continue;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(si[j].name, s->name) == 0)
+                error_at(c, k, "duplicate signal '%s'", s->name);
+        if (v->kind != LDXI_YMAP) {
+            error_at(c, v, "signal '%s' must be a mapping with a 'pattern'", s->name);
+            continue;
+        }
+        check_keys(c, v, signal_keys, "signal");
+        const ldxi_ynode *role = ldxi_ymap_get(v, "role");
+        if (role) {
+            if (role->kind == LDXI_YSCALAR && strcmp(role->str, "symptom") == 0)
+                s->role = LDX_SIGNAL_SYMPTOM;
+            else if (role->kind == LDXI_YSCALAR && strcmp(role->str, "context") == 0)
+                s->role = LDX_SIGNAL_CONTEXT;
+            else
+                error_at(c, role, "role must be 'symptom' or 'context'");
+        }
+        if (s->role == LDX_SIGNAL_SYMPTOM) symptoms++;
+        const ldxi_ynode *w = ldxi_ymap_get(v, "weight");
+        if (w) {
+            char *end = NULL;
+            double d = w->kind == LDXI_YSCALAR ? strtod(w->str, &end) : NAN;
+            if (!end || *end || !(d > 0) || d > 1000)
+                error_at(c, w, "weight must be a number above 0 (at most 1000)");
+            else
+                s->weight = d;
+        }
+        const ldxi_ynode *f = ldxi_ymap_get(v, "flags");
+        if (f) {
+            if (f->kind != LDXI_YSEQ) {
+                error_at(c, f, "flags must be a list, e.g. [caseless]");
+            } else {
+                for (size_t j = 0; j < f->n; j++) {
+                    const ldxi_ynode *fl = f->items[j];
+                    if (fl->kind == LDXI_YSCALAR && strcmp(fl->str, "caseless") == 0)
+                        s->caseless = true;
+                    else
+                        error_at(c, fl, "unknown flag (known: caseless)");
+                }
+            }
+        }
+        const ldxi_ynode *pn = ldxi_ymap_get(v, "pattern");
+        if (!pn || pn->kind != LDXI_YSCALAR || !*pn->str) {
+            error_at(c, pn ? pn : v, "signal '%s' needs a non-empty 'pattern' string", s->name);
+            continue;
+        }
+        s->pattern = trim_end(c, pn->str);
+        s->line = pn->line;
+        s->col = pn->col;
+        compile_signal(c, pn, s, &sc[i], rid);
+        r->total_weight += s->weight;
+    }
+    if (!symptoms) error_at(c, sigs, "a rule needs at least one signal with role 'symptom'");
+    r->info.signals = si;
+    r->info.nsignals = n;
+    r->sigs = sc;
+}
+
+static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
+{
+    const ldxi_ynode *cn = ldxi_ymap_get(root, "condition");
+    if (!cn) return;
+    if (cn->kind != LDXI_YSCALAR || !*cn->str) {
+        error_at(c, cn, "'condition' must be a non-empty string");
+        return;
+    }
+    r->info.condition = trim_end(c, cn->str);
+    size_t n = r->info.nsignals;
+    ldxi_cond_sig *cs = calloc(n ? n : 1, sizeof(*cs));
+    if (!cs) return;
+    for (size_t i = 0; i < n; i++) {
+        cs[i].name = r->info.signals[i].name;
+        cs[i].caps = r->sigs[i].capnames;
+        cs[i].ncaps = r->sigs[i].ncaps;
+    }
+    char err[256];
+    size_t off = 0;
+    if (ldxi_cond_parse(r->info.condition, cs, n, c->arena, &r->cond, &off, err,
+                        sizeof err) != LDX_OK) {
+        ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, cn->line,
+                     cn->quoted == 2 ? cn->col : col_of(cn, off), "condition: %s", err);
+        c->errors++;
+    }
+    free(cs);
+}
+
+static void load_symptoms(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
+{
+    const ldxi_ynode *sn = ldxi_ymap_get(root, "symptoms");
+    if (!sn) {
+        error_at(c, root, "missing required key 'symptoms'");
+        return;
+    }
+    if (sn->kind != LDXI_YSEQ || sn->n == 0) {
+        error_at(c, sn, "'symptoms' must be a non-empty list of {symptom, why}");
+        return;
+    }
+    ldx_symptom *v = ldxi_arena_alloc(c->arena, sn->n * sizeof(*v));
+    if (!v) return;
+    for (size_t i = 0; i < sn->n; i++) {
+        const ldxi_ynode *it = sn->items[i];
+        v[i].symptom = v[i].why = NULL;
+        if (it->kind != LDXI_YMAP) {
+            error_at(c, it, "each symptom is a mapping {symptom: ..., why: ...}");
+            continue;
+        }
+        check_keys(c, it, symptom_keys, "symptom");
+        v[i].symptom = trim_end(c, scalar(c, it, "symptom", 1));
+        v[i].why = trim_end(c, scalar(c, it, "why", 1));
+    }
+    r->info.symptoms = v;
+    r->info.nsymptoms = sn->n;
+}
+
+/* Line of each (valid) item of a list, to point at a failing example. */
+static const unsigned *item_lines(ctx *c, const ldxi_ynode *map, const char *key, size_t n)
+{
+    const ldxi_ynode *seq = ldxi_ymap_get(map, key);
+    unsigned *v = ldxi_arena_alloc(c->arena, (n ? n : 1) * sizeof(unsigned));
+    if (!v || !seq || seq->kind != LDXI_YSEQ) return v;
+    size_t k = 0;
+    for (size_t i = 0; i < seq->n && k < n; i++)
+        if (seq->items[i]->kind == LDXI_YSCALAR && *seq->items[i]->str)
+            v[k++] = seq->items[i]->line;
+    return v;
+}
+
+static void load_examples(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
+{
+    const ldxi_ynode *en = ldxi_ymap_get(root, "examples");
+    if (!en) {
+        error_at(c, root, "missing required key 'examples' (match and no_match)");
+        return;
+    }
+    if (en->kind != LDXI_YMAP) {
+        error_at(c, en, "'examples' must be a mapping with 'match' and 'no_match'");
+        return;
+    }
+    check_keys(c, en, example_keys, "examples");
+    r->info.ex_match = strlist(c, en, "match", 1, 1);
+    r->info.ex_no_match = strlist(c, en, "no_match", 1, 1);
+    r->info.ex_match_line = item_lines(c, en, "match", r->info.ex_match.n);
+    r->info.ex_no_match_line = item_lines(c, en, "no_match", r->info.ex_no_match.n);
+}
+
+static const char *basename_of(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin,
+                          ldx_arena *arena, ldx_msgs *msgs)
+{
+    ctx c = {.path = path, .arena = arena, .msgs = msgs};
+    if (root->kind != LDXI_YMAP) {
+        error_at(&c, root, "a rule file is a mapping (id:, title:, class:, ...)");
+        return NULL;
+    }
+    ldxi_rule *r = calloc(1, sizeof(*r));
+    if (!r) return NULL;
+    ldx_rule_info *ri = &r->info;
+    ri->path = ldxi_arena_strdup(arena, path);
+    ri->builtin = builtin;
+    check_keys(&c, root, top_keys, "rule");
+
+    ri->id = scalar(&c, root, "id", 1);
+    if (ri->id && !is_kebab(ri->id))
+        error_at(&c, ldxi_ymap_get(root, "id"),
+                 "id '%s' must be kebab-case (lower-case words joined by '-')", ri->id);
+    if (ri->id) {
+        const char *b = basename_of(path);
+        size_t il = strlen(ri->id);
+        if (!(strncmp(b, ri->id, il) == 0 &&
+              (strcmp(b + il, ".yaml") == 0 || strcmp(b + il, ".yml") == 0)) &&
+            strchr(path, '/')) {
+            ldx_msgs_add(msgs, LDX_MSG_WARNING, path, 1, 1,
+                         "file name should be '%s.yaml' to match the rule id", ri->id);
+        }
+    }
+    ri->title = trim_end(&c, scalar(&c, root, "title", 1));
+    ri->klass = scalar(&c, root, "class", 1);
+    const char *tcat = NULL;
+    ldx_severity tsev = LDX_SEV_MEDIUM;
+    if (ri->klass && !ldx_taxonomy_lookup(ri->klass, &tcat, &tsev, NULL))
+        error_at(&c, ldxi_ymap_get(root, "class"), "unknown class '%s' (see taxonomy.tsv)",
+                 ri->klass);
+    ri->category = scalar(&c, root, "category", 0);
+    if (ri->category && tcat && strcmp(ri->category, tcat) != 0)
+        error_at(&c, ldxi_ymap_get(root, "category"),
+                 "category '%s' does not match class '%s' (its category is '%s')",
+                 ri->category, ri->klass, tcat);
+    if (!ri->category) ri->category = tcat ? tcat : "unknown";
+    const char *sev = scalar(&c, root, "severity", 1);
+    ri->severity = tsev;
+    if (sev) {
+        int s = ldx_severity_parse(sev);
+        if (s < 0)
+            error_at(&c, ldxi_ymap_get(root, "severity"),
+                     "severity must be critical, high, medium, low or info");
+        else
+            ri->severity = (ldx_severity)s;
+    }
+    ri->tags = strlist(&c, root, "tags", 0, 0);
+    ri->affects = strlist(&c, root, "affects", 0, 0);
+    ri->related = strlist(&c, root, "related", 0, 0);
+    ri->caused_by = strlist(&c, root, "caused_by", 0, 0);
+    ri->summary = trim_end(&c, scalar(&c, root, "summary", 1));
+    ri->root_cause = trim_end(&c, scalar(&c, root, "root_cause", 1));
+    ri->fix = strlist(&c, root, "fix", 1, 1);
+    ri->verify = strlist(&c, root, "verify", 1, 1);
+    ri->references = strlist(&c, root, "references", 1, 1);
+    const ldxi_ynode *refs = ldxi_ymap_get(root, "references");
+    for (size_t i = 0; i < ri->references.n; i++)
+        if (strncmp(ri->references.v[i], "https://", 8) != 0 &&
+            strncmp(ri->references.v[i], "http://", 7) != 0)
+            error_at(&c, refs, "reference '%s' is not a URL", ri->references.v[i]);
+    load_symptoms(&c, root, r);
+    load_signals(&c, root, r);
+    load_condition(&c, root, r);
+    load_examples(&c, root, r);
+
+    if (c.errors) {
+        ldxi_rule_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void ldxi_rule_free(ldxi_rule *r)
+{
+    if (!r) return;
+    for (size_t i = 0; r->sigs && i < r->info.nsignals; i++) pcre2_code_free(r->sigs[i].code);
+    free(r);
+}

@@ -1,0 +1,49 @@
+/* Inside a compiled ruleset: what the scanner and the diagnosis need beyond the public
+ * ldx_rule_info. Shared by the rules, scan and diagnose layers; never installed. */
+#ifndef LDX_RULES_RULESET_INT_H
+#define LDX_RULES_RULESET_INT_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "logdx/rules.h"
+#include "cond.h"
+
+typedef struct {
+    pcre2_code *code;
+    const char **capnames; /* named captures, in name-table order */
+    int *capgroups;        /* their group numbers */
+    size_t ncaps;
+} ldxi_sigc;
+
+typedef struct ldxi_rule {
+    ldx_rule_info info;
+    ldxi_sigc *sigs;       /* info.nsignals of them */
+    ldxi_cond *cond;       /* NULL: any symptom fires */
+    double total_weight;   /* of all signals */
+    size_t index;          /* position in the ruleset */
+} ldxi_rule;
+
+struct ldx_ruleset {
+    ldx_arena *arena;
+    ldxi_rule **rules;
+    size_t n;
+    uint32_t max_groups;   /* the most capture groups of any pattern, for match data */
+};
+
+/* Embedded sources, generated at build time by ldx-embed. */
+typedef struct {
+    const char *path;
+    const char *data;
+    size_t len;
+} ldxi_embedded;
+
+extern const ldxi_embedded ldxi_builtin_rules[];
+extern const size_t ldxi_builtin_rules_count;
+extern const ldxi_embedded ldxi_builtin_taxonomy[];
+extern const size_t ldxi_builtin_taxonomy_count;
+
+/* Does rule r list class or id of other in its caused_by? */
+bool ldxi_rule_caused_by(const ldxi_rule *r, const ldxi_rule *other);
+
+#endif

@@ -1,0 +1,66 @@
+/* What a scan keeps per rule and signal, read by the diagnosis. Never installed. */
+#ifndef LDX_SCAN_SCAN_INT_H
+#define LDX_SCAN_SCAN_INT_H
+
+#include <stdbool.h>
+
+#include "logdx/scan.h"
+#include "../rules/ruleset_int.h"
+
+#define LDXI_EV_FIRST 3      /* evidence kept per signal: the first few hits ... */
+#define LDXI_EV_TEXT 300     /* ... with their text cut to this many bytes */
+#define LDXI_CAP_TEXT 80
+#define LDXI_SERIES_MAX 16   /* trend series (ranks) kept per capture */
+#define LDXI_SAMPLES 32      /* values kept per series for display */
+#define LDXI_RANK_BITS 4096
+
+typedef struct {
+    uint64_t line;
+    int rank;
+    char *text;
+    char **caps;   /* one per named capture of the signal; NULL when it did not take part */
+} ldxi_hit;
+
+typedef struct {
+    int rank;
+    uint32_t n, rises, falls;
+    double first, last;
+    double samples[LDXI_SAMPLES];
+    uint32_t nsamples, stride, skip; /* decimation keeps the samples spread over the run */
+} ldxi_series;
+
+typedef struct {
+    uint64_t n;
+    double min, max, sum, first, last;
+    ldxi_series series[LDXI_SERIES_MAX];
+    uint32_t nseries;
+} ldxi_numstat;
+
+typedef struct {
+    uint64_t count;
+    ldxi_hit first[LDXI_EV_FIRST];
+    uint32_t nfirst;
+    ldxi_hit last;       /* the latest hit after the first few */
+    bool has_last;
+    uint64_t rankbits[LDXI_RANK_BITS / 64];
+    uint32_t nranks;
+    ldxi_numstat *nums;  /* one per named capture, allocated on the first number */
+} ldxi_sigstate;
+
+struct ldx_scanner {
+    const ldx_ruleset *rs;
+    ldxi_sigstate **st;   /* st[rule][signal] */
+    pcre2_match_data *md;
+    char *clean;          /* the line without ANSI escapes */
+    uint64_t lines;
+    uint64_t truncated;
+};
+
+const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);
+
+/* Aggregates for conditions; NAN when there are no values. */
+double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg);
+/* The series that makes rising/falling true (or the longest one), for display. */
+const ldxi_series *ldxi_numstat_trend(const ldxi_numstat *ns, ldxi_func f, double arg);
+
+#endif

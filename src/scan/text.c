@@ -1,0 +1,90 @@
+/* Line text handling: ANSI stripping before matching, and safe display text for
+ * evidence (reports must stay valid UTF-8 and one line per evidence whatever the log
+ * contained). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "logdx/scan.h"
+
+size_t ldx_strip_ansi(const char *src, size_t len, char *dst)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)src[i];
+        if (c != 0x1b) {
+            dst[o++] = (char)c;
+            continue;
+        }
+        if (i + 1 >= len) break;
+        unsigned char k = (unsigned char)src[i + 1];
+        if (k == '[') { /* CSI: parameters and intermediates, then a final byte */
+            size_t j = i + 2;
+            while (j < len && ((unsigned char)src[j] < 0x40 || (unsigned char)src[j] > 0x7e)) j++;
+            i = j;
+        } else if (k == ']') { /* OSC: ends with BEL or ESC \ */
+            size_t j = i + 2;
+            while (j < len && src[j] != '\a' && !(src[j] == 0x1b && j + 1 < len && src[j + 1] == '\\'))
+                j++;
+            i = (j < len && src[j] == 0x1b) ? j + 1 : j;
+        } else {
+            i += 1; /* two-byte escape such as ESC ( B */
+        }
+    }
+    return o;
+}
+
+/* Length of a valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t need;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) need = 2;
+    else if (c >= 0xe0 && c <= 0xef) need = 3;
+    else if (c >= 0xf0 && c <= 0xf4) need = 4;
+    else return 0;
+    if (n < need) return 0;
+    for (size_t k = 1; k < need; k++)
+        if ((s[k] & 0xc0) != 0x80) return 0;
+    if (c == 0xe0 && s[1] < 0xa0) return 0;
+    if (c == 0xed && s[1] > 0x9f) return 0;
+    if (c == 0xf0 && s[1] < 0x90) return 0;
+    if (c == 0xf4 && s[1] > 0x8f) return 0;
+    return need;
+}
+
+char *ldx_display_text(const char *text, size_t len, size_t max)
+{
+    if (max < 8) max = 8;
+    char *out = malloc(max + 4);
+    if (!out) return NULL;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t o = 0, i = 0;
+    /* leading blanks say nothing in evidence */
+    while (i < len && (s[i] == ' ' || s[i] == '\t')) i++;
+    while (i < len) {
+        size_t k = utf8_len(s + i, len - i);
+        size_t room = max - o;
+        if (k == 0) {
+            if (room < 1) break;
+            out[o++] = '?';
+            i++;
+        } else if (k == 1) {
+            if (room < 1) break;
+            out[o++] = (s[i] < 0x20 || s[i] == 0x7f) ? ' ' : (char)s[i];
+            i++;
+        } else {
+            if (room < k) break;
+            memcpy(out + o, s + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    while (o > 0 && out[o - 1] == ' ') o--;
+    if (i < len) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+    return out;
+}
