@@ -71,6 +71,9 @@ size_t ldx_msgs_errors(const ldx_msgs *m);
 const ldx_msg *ldx_msgs_get(const ldx_msgs *m, size_t i);
 /* Moves every message of src to the end of dst. */
 void ldx_msgs_append(ldx_msgs *dst, const ldx_msgs *src);
+/* Orders messages by path, line and column (stable), so a file's problems read top
+ * to bottom. */
+void ldx_msgs_sort(ldx_msgs *m);
 /* Formats one message as "path:line:col: error: text" into buf. */
 void ldx_msg_format(const ldx_msg *msg, char *buf, size_t size);
 

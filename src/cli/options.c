@@ -205,6 +205,7 @@ ldx_ruleset *cli_load_rules(const cli_opts *o, const char *const *extra, size_t 
     ldx_ruleset *rs = NULL;
     ldx_status st = ldx_compiler_finish(c, &rs);
     ldx_compiler_destroy(c);
+    ldx_msgs_sort(msgs);
     cli_print_msgs(msgs);
     if (st != LDX_OK || ldx_msgs_errors(msgs)) *had_errors = true;
     ldx_msgs_destroy(msgs);

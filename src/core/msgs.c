@@ -119,3 +119,26 @@ void ldx_msg_format(const ldx_msg *msg, char *buf, size_t size)
     else
         snprintf(buf, size, "%s: %s", level_name(msg->level), msg->text);
 }
+
+static int msg_cmp(const ldx_msg *a, const ldx_msg *b)
+{
+    int c = strcmp(a->path ? a->path : "", b->path ? b->path : "");
+    if (c) return c;
+    if (a->line != b->line) return a->line < b->line ? -1 : 1;
+    if (a->col != b->col) return a->col < b->col ? -1 : 1;
+    return 0;
+}
+
+void ldx_msgs_sort(ldx_msgs *m)
+{
+    /* insertion sort: stable, and message lists are short */
+    for (size_t i = 1; m && i < m->n; i++) {
+        ldx_msg x = m->v[i];
+        size_t j = i;
+        while (j > 0 && msg_cmp(&m->v[j - 1], &x) > 0) {
+            m->v[j] = m->v[j - 1];
+            j--;
+        }
+        m->v[j] = x;
+    }
+}

@@ -19,7 +19,7 @@ ldx_status ldx_report_create(ldx_report **out, const char *format,
         if (!r) return LDX_ENOMEM;
         r->fmt = formats[i];
         r->opts = *opts;
-        if (r->opts.width <= 0) r->opts.width = 88;
+        if (r->opts.width <= 0) r->opts.width = 100;
         r->fp = fp;
         ldx_status st = r->fmt->begin ? r->fmt->begin(r) : LDX_OK;
         if (st != LDX_OK) {

@@ -27,7 +27,10 @@ size_t ldx_strip_ansi(const char *src, size_t len, char *dst)
                 j++;
             i = (j < len && src[j] == 0x1b) ? j + 1 : j;
         } else {
-            i += 1; /* two-byte escape such as ESC ( B */
+            /* other escapes: intermediates (0x20-0x2f), then one final byte: ESC ( B */
+            size_t j = i + 1;
+            while (j < len && (unsigned char)src[j] >= 0x20 && (unsigned char)src[j] <= 0x2f) j++;
+            i = j;
         }
     }
     return o;

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Golden CLI tests. Each folder tests/golden/<case>/ holds a log (input.log, or what
+# `args` names) and the expected results of
+#     logdx ARGS < input.log            -> out.txt, out.err, rc
+#     logdx --format json ARGS < ...    -> out.json
+# run inside the folder, where ARGS is the content of `args` (default: input.log).
+#
+#   run.sh LOGDX            compare; exit 1 on any difference (shown as a diff)
+#   run.sh LOGDX --update   rewrite the expected files; review them with git diff
+set -u
+logdx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+update=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1
+pass=0
+fail=0
+for dir in "$here"/*/; do
+  case=$(basename "$dir")
+  cd "$dir" || exit 2
+  args="input.log"
+  [ -f args ] && args=$(cat args)
+  in=/dev/null
+  [ -f input.log ] && in=input.log
+  # shellcheck disable=SC2086
+  "$logdx" $args <"$in" >"$tmp/out.txt" 2>"$tmp/out.err"
+  echo $? >"$tmp/rc"
+  # shellcheck disable=SC2086
+  "$logdx" --format json $args <"$in" >"$tmp/out.json" 2>/dev/null
+  ok=1
+  for f in out.txt out.err out.json rc; do
+    if [ "$update" = "--update" ]; then
+      cp "$tmp/$f" "$f"
+    elif ! diff -u "$f" "$tmp/$f" >"$tmp/diff" 2>&1; then
+      echo "golden $case: $f differs:"
+      head -60 "$tmp/diff"
+      ok=0
+    fi
+  done
+  if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+echo "golden: $pass passed, $fail failed"
+[ $fail = 0 ]

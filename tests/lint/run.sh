@@ -1,0 +1,26 @@
+#!/bin/sh
+# Lint messages: for each tests/lint/<case>.yaml, the messages of
+#     logdx --no-default-rules rules lint <case>.yaml
+# must equal <case>.expected (stderr, then the exit status on the last line).
+#   run.sh LOGDX [--update]
+set -u
+logdx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+update=${2:-}
+cd "$(dirname "$0")" || exit 2
+pass=0
+fail=0
+for f in *.yaml; do
+  case=${f%.yaml}
+  out=$("$logdx" --no-default-rules rules lint "$f" 2>&1; echo "exit $?")
+  if [ "$update" = "--update" ]; then
+    printf '%s\n' "$out" >"$case.expected"
+  elif [ "$out" != "$(cat "$case.expected")" ]; then
+    echo "lint $case: messages differ:"
+    printf '%s\n' "$out" | diff -u "$case.expected" - | head -40
+    fail=$((fail + 1))
+    continue
+  fi
+  pass=$((pass + 1))
+done
+echo "lint: $pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,191 @@
+/* Diagnosis: conditions over a scan, trends, ranking and initiating vs collateral. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "logdx/logdx.h"
+
+static char *rule(const char *id, const char *klass, const char *sev, const char *signals,
+                  const char *extra)
+{
+    char *buf = malloc(4096);
+    snprintf(buf, 4096,
+             "id: %s\ntitle: %s\nclass: %s\nseverity: %s\nsignals:\n%s%s"
+             "summary: s\nsymptoms: [{symptom: a, why: b}]\nroot_cause: r\nfix: [f]\n"
+             "verify: [v]\nreferences: ['https://example.org']\n"
+             "examples: {match: [x], no_match: [y]}\n",
+             id, id, klass, sev, signals, extra);
+    return buf;
+}
+
+static ldx_ruleset *ruleset(void)
+{
+    char *r[4];
+    r[0] = rule("t-oom", "cuda_oom", "high",
+                "  oom: {pattern: 'CUDA out of memory', weight: 3}\n"
+                "  cap: {pattern: 'total capacity of', role: context}\n",
+                "");
+    r[1] = rule("t-timeout", "collective_timeout", "high",
+                "  wd: {pattern: 'Watchdog caught collective operation timeout', weight: 2}\n",
+                "caused_by: [cuda_oom]\n");
+    r[2] = rule("t-leak", "gpu_memory_not_freed", "high",
+                "  mem: {pattern: 'Fold \\d+ done .*allocated=(?<bytes>[\\d.]+ ?GB)', weight: 2}\n",
+                "condition: rising(mem.bytes, 3) and max(mem.bytes) > 0.5GB\n");
+    r[3] = rule("t-tok", "tokenizer_sequence_too_long", "low",
+                "  tok: {pattern: 'Token indices sequence length is longer'}\n", "");
+    ldx_msgs *m;
+    ldx_msgs_create(&m);
+    ldx_compiler *c;
+    ldx_compiler_create(&c, m);
+    for (int i = 0; i < 4; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "t%d.yaml", i);
+        ldx_compiler_add_buffer(c, name, r[i], strlen(r[i]), false);
+        free(r[i]);
+    }
+    ldx_ruleset *rs;
+    ldx_status st = ldx_compiler_finish(c, &rs);
+    char buf[512];
+    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
+        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
+        print_message("%s\n", buf);
+    }
+    assert_int_equal(st, LDX_OK);
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+    return rs;
+}
+
+static ldx_file_report *analyze(const ldx_ruleset *rs, const char *log)
+{
+    ldx_scanner *s;
+    assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, log, strlen(log), "t.log"), LDX_OK);
+    ldx_file_report *fr = NULL;
+    assert_int_equal(ldx_analyze(s, r, &fr), LDX_OK);
+    ldx_reader_destroy(r);
+    ldx_scanner_destroy(s);
+    return fr;
+}
+
+static void test_oom_initiates_timeouts_are_collateral(void **state)
+{
+    (void)state;
+    ldx_ruleset *rs = ruleset();
+    /* the timeouts are printed first, by the ranks that waited; the OOM is the cause */
+    const char *log =
+        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout\n"
+        "[rank5]:[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective operation timeout\n"
+        "\033[31m[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\033[0m\n"
+        "Token indices sequence length is longer than the specified maximum\n";
+    ldx_file_report *fr = analyze(rs, log);
+    assert_int_equal(fr->lines, 4);
+    assert_int_equal(fr->n, 3);
+    const ldx_diagnosis *d = &fr->diagnoses[0];
+    assert_string_equal(d->rule->id, "t-oom");
+    assert_int_equal(d->role, LDX_ROLE_INITIATING);
+    assert_int_equal(d->rank, 3);
+    assert_int_equal(d->line, 3);
+    /* ANSI colour is gone from the evidence */
+    assert_null(strchr(d->evidence[0].text, '\033'));
+    const ldx_diagnosis *t = NULL, *tok = NULL;
+    for (size_t i = 0; i < fr->n; i++) {
+        if (!strcmp(fr->diagnoses[i].rule->id, "t-timeout")) t = &fr->diagnoses[i];
+        if (!strcmp(fr->diagnoses[i].rule->id, "t-tok")) tok = &fr->diagnoses[i];
+    }
+    assert_non_null(t);
+    assert_int_equal(t->role, LDX_ROLE_COLLATERAL);
+    assert_string_equal(t->cause, "t-oom");
+    assert_int_equal(t->nevidence, 2);
+    assert_int_equal(t->evidence[1].rank, 5);
+    assert_non_null(tok);
+    assert_int_equal(tok->role, LDX_ROLE_CONTRIBUTING);
+    /* collateral ranks last, below even a low-severity independent finding */
+    assert_ptr_equal(&fr->diagnoses[2], t);
+    assert_int_equal(ldx_file_report_worst(fr), LDX_SEV_HIGH);
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
+static void test_confidence_follows_evidence(void **state)
+{
+    (void)state;
+    ldx_ruleset *rs = ruleset();
+    ldx_file_report *a = analyze(rs, "CUDA out of memory\n");
+    ldx_file_report *b = analyze(rs, "CUDA out of memory. GPU 0 has a total capacity of 79 GiB\n"
+                                     "CUDA out of memory\nCUDA out of memory\n");
+    assert_int_equal(a->n, 1);
+    assert_int_equal(b->n, 1);
+    assert_true(b->diagnoses[0].confidence > a->diagnoses[0].confidence);
+    assert_true(a->diagnoses[0].confidence > 0 && b->diagnoses[0].confidence <= 1);
+    ldx_file_report_destroy(a);
+    ldx_file_report_destroy(b);
+    ldx_ruleset_destroy(rs);
+}
+
+static int fired(const ldx_ruleset *rs, const char *log, const char *id)
+{
+    ldx_file_report *fr = analyze(rs, log);
+    int f = 0;
+    for (size_t i = 0; i < fr->n; i++) f |= !strcmp(fr->diagnoses[i].rule->id, id);
+    ldx_file_report_destroy(fr);
+    return f;
+}
+
+static void test_trends(void **state)
+{
+    (void)state;
+    ldx_ruleset *rs = ruleset();
+    const char *rising = "Fold 1 done | allocated=0.38GB\nnoise\nFold 2 done | allocated=0.69GB\n"
+                         "Fold 3 done | allocated=1.00GB\nFold 4 done | allocated=1.31GB\n";
+    assert_true(fired(rs, rising, "t-leak"));
+    ldx_file_report *fr = analyze(rs, rising);
+    assert_int_equal(fr->diagnoses[0].ntrends, 1);
+    const ldx_trend *t = &fr->diagnoses[0].trends[0];
+    assert_true(t->rising);
+    assert_int_equal(t->points, 4);
+    assert_true(t->first == 0.38e9 && t->last == 1.31e9);
+    assert_int_equal(t->nvalues, 4);
+    ldx_file_report_destroy(fr);
+    /* memory that comes back down between folds is not a leak */
+    assert_false(fired(rs, "Fold 1 done allocated=0.9GB\nFold 2 done allocated=1.2GB\n"
+                           "Fold 3 done allocated=0.9GB\nFold 4 done allocated=1.3GB\n", "t-leak"));
+    /* flat after warm-up is not rising over 3 points */
+    assert_false(fired(rs, "Fold 1 done allocated=0.9GB\nFold 2 done allocated=1.2GB\n"
+                           "Fold 3 done allocated=1.2GB\nFold 4 done allocated=1.2GB\n", "t-leak"));
+    /* too few points */
+    assert_false(fired(rs, "Fold 1 done allocated=0.9GB\nFold 2 done allocated=1.2GB\n", "t-leak"));
+    /* the threshold part of the condition */
+    assert_false(fired(rs, "Fold 1 done allocated=0.1GB\nFold 2 done allocated=0.2GB\n"
+                           "Fold 3 done allocated=0.3GB\n", "t-leak"));
+    /* two ranks interleaved: each series rises on its own */
+    assert_true(fired(rs, "[rank0] Fold 1 done allocated=1.0GB\n[rank1] Fold 1 done allocated=5.0GB\n"
+                          "[rank0] Fold 2 done allocated=2.0GB\n[rank1] Fold 2 done allocated=6.0GB\n"
+                          "[rank0] Fold 3 done allocated=3.0GB\n[rank1] Fold 3 done allocated=7.0GB\n",
+                      "t-leak"));
+    ldx_ruleset_destroy(rs);
+}
+
+static void test_no_rules_fire_on_healthy(void **state)
+{
+    (void)state;
+    ldx_ruleset *rs = ruleset();
+    ldx_file_report *fr = analyze(rs, "{'loss': 2.0491, 'learning_rate': 0.0001961, 'epoch': 0.28}\n");
+    assert_int_equal(fr->n, 0);
+    assert_int_equal(ldx_file_report_worst(fr), -1);
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_oom_initiates_timeouts_are_collateral),
+        cmocka_unit_test(test_confidence_follows_evidence),
+        cmocka_unit_test(test_trends),
+        cmocka_unit_test(test_no_rules_fire_on_healthy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

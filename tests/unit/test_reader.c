@@ -1,0 +1,211 @@
+/* The line reader: line ends, long lines, NULs, gzip, truncated gzip. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "test_util.h"
+#include "logdx/input.h"
+
+typedef struct {
+    char *text[16];
+    size_t len[16];
+    uint64_t lineno[16];
+    int n;
+} lines;
+
+static ldx_status read_all(ldx_reader *r, lines *out)
+{
+    ldx_line l;
+    ldx_status st;
+    out->n = 0;
+    while ((st = ldx_reader_next(r, &l)) == LDX_OK) {
+        if (out->n < 16) {
+            out->text[out->n] = malloc(l.len + 1);
+            memcpy(out->text[out->n], l.text, l.len);
+            out->text[out->n][l.len] = 0;
+            out->len[out->n] = l.len;
+            out->lineno[out->n] = l.lineno;
+        }
+        out->n++;
+    }
+    return st;
+}
+
+static void free_lines(lines *ls)
+{
+    for (int i = 0; i < ls->n && i < 16; i++) free(ls->text[i]);
+}
+
+static void mem_lines(const char *data, size_t len, lines *out)
+{
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, data, len, "mem"), LDX_OK);
+    assert_int_equal(read_all(r, out), LDX_EOF);
+    ldx_reader_destroy(r);
+}
+
+static void test_line_ends(void **state)
+{
+    (void)state;
+    lines ls;
+    const char d[] = "a\nb\r\nc\rd";
+    mem_lines(d, sizeof d - 1, &ls);
+    assert_int_equal(ls.n, 4);
+    assert_string_equal(ls.text[0], "a");
+    assert_string_equal(ls.text[1], "b");
+    assert_string_equal(ls.text[2], "c");
+    assert_string_equal(ls.text[3], "d");
+    assert_int_equal(ls.lineno[3], 4);
+    free_lines(&ls);
+}
+
+static void test_trailing_newline_and_empty(void **state)
+{
+    (void)state;
+    lines ls;
+    mem_lines("x\n\ny\n", 5, &ls);
+    assert_int_equal(ls.n, 3);
+    assert_string_equal(ls.text[1], "");
+    free_lines(&ls);
+    mem_lines("", 0, &ls);
+    assert_int_equal(ls.n, 0);
+}
+
+static void test_tqdm_bar(void **state)
+{
+    (void)state;
+    lines ls;
+    const char d[] = " 10%|#  | 1/10\r 20%|## | 2/10\r\nloss 1.0\n";
+    mem_lines(d, sizeof d - 1, &ls);
+    assert_int_equal(ls.n, 3);
+    assert_string_equal(ls.text[1], " 20%|## | 2/10");
+    assert_string_equal(ls.text[2], "loss 1.0");
+    free_lines(&ls);
+}
+
+static void test_nul_bytes(void **state)
+{
+    (void)state;
+    lines ls;
+    const char d[] = "a\0b\nc";
+    mem_lines(d, sizeof d - 1, &ls);
+    assert_int_equal(ls.n, 2);
+    assert_int_equal(ls.len[0], 3);
+    free_lines(&ls);
+}
+
+/* Writes data to a temporary file and returns its path (static buffer). */
+static const char *tmpfile_with(const void *data, size_t len)
+{
+    static char path[64];
+    strcpy(path, "/tmp/ldx-test-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, data, len), (ssize_t)len);
+    close(fd);
+    return path;
+}
+
+static void test_long_line_and_crlf_across_blocks(void **state)
+{
+    (void)state;
+    /* a 3 MiB line, then a CRLF that falls on the reader's block boundary */
+    size_t big = 3u << 20;
+    size_t total = big + 64;
+    char *d = malloc(total);
+    memset(d, 'x', big);
+    size_t o = big;
+    memcpy(d + o, "\nshort\r\nend\n", 12);
+    o += 12;
+    const char *path = tmpfile_with(d, o);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
+    ldx_line l;
+    assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
+    assert_true(l.truncated);
+    assert_int_equal(l.len, LDX_LINE_MAX);
+    assert_int_equal(l.full_len, big);
+    assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
+    assert_int_equal(l.len, 5);
+    assert_memory_equal(l.text, "short", 5);
+    assert_int_equal(l.lineno, 2);
+    assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
+    assert_memory_equal(l.text, "end", 3);
+    assert_int_equal(ldx_reader_next(r, &l), LDX_EOF);
+    ldx_reader_destroy(r);
+    unlink(path);
+    free(d);
+
+    /* "\r" as the last byte of a block, "\n" as the first of the next */
+    size_t n = 256u * 1024u;
+    d = malloc(n + 8);
+    memset(d, 'y', n - 1);
+    d[n - 1] = '\r';
+    memcpy(d + n, "\nz\n", 3);
+    path = tmpfile_with(d, n + 3);
+    assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
+    lines ls;
+    assert_int_equal(read_all(r, &ls), LDX_EOF);
+    assert_int_equal(ls.n, 2);
+    assert_string_equal(ls.text[1], "z");
+    free_lines(&ls);
+    ldx_reader_destroy(r);
+    unlink(path);
+    free(d);
+}
+
+static void test_gzip_and_truncated_gzip(void **state)
+{
+    (void)state;
+    const char text[] = "line one\nline two\nCUDA out of memory\n";
+    char gzpath[] = "/tmp/ldx-test-gz-XXXXXX";
+    int fd = mkstemp(gzpath);
+    gzFile g = gzdopen(fd, "wb");
+    gzwrite(g, text, sizeof text - 1);
+    gzclose(g);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_path(&r, gzpath), LDX_OK);
+    lines ls;
+    assert_int_equal(read_all(r, &ls), LDX_EOF);
+    assert_int_equal(ls.n, 3);
+    assert_string_equal(ls.text[2], "CUDA out of memory");
+    free_lines(&ls);
+    ldx_reader_destroy(r);
+
+    /* cut the compressed file in half: the reader reports an error, never crashes */
+    FILE *f = fopen(gzpath, "rb");
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    const char *cut = tmpfile_with(buf, n / 2 + 5);
+    assert_int_equal(ldx_reader_open_path(&r, cut), LDX_OK);
+    assert_int_equal(read_all(r, &ls), LDX_EIO);
+    assert_non_null(ldx_reader_error(r));
+    free_lines(&ls);
+    ldx_reader_destroy(r);
+    unlink(cut);
+    unlink(gzpath);
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_path(&r, "/nonexistent/x.log"), LDX_ENOTFOUND);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_line_ends),
+        cmocka_unit_test(test_trailing_newline_and_empty),
+        cmocka_unit_test(test_tqdm_bar),
+        cmocka_unit_test(test_nul_bytes),
+        cmocka_unit_test(test_long_line_and_crlf_across_blocks),
+        cmocka_unit_test(test_gzip_and_truncated_gzip),
+        cmocka_unit_test(test_missing_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,240 @@
+/* Rule loading and validation: a good rule compiles; every problem in a bad one is
+ * reported with its line and column, all of them, not only the first. */
+#include <stdio.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "logdx/rules.h"
+
+static const char good[] =
+    "id: test-oom\n"
+    "title: Test OOM\n"
+    "class: cuda_oom\n"
+    "severity: high\n"
+    "tags: [t]\n"
+    "signals:\n"
+    "  oom:\n"
+    "    pattern: 'CUDA out of memory\\. Tried to allocate (?<req>[\\d.]+ ?[KMG]iB)'\n"
+    "    weight: 3\n"
+    "  cap:\n"
+    "    pattern: 'total capacity of (?<total>[\\d.]+ GiB)'\n"
+    "    role: context\n"
+    "condition: oom and max(oom.req) > 1MiB\n"
+    "summary: s\n"
+    "symptoms:\n"
+    "  - symptom: a\n"
+    "    why: b\n"
+    "root_cause: r\n"
+    "fix: [f]\n"
+    "verify: [v]\n"
+    "references: ['https://example.org']\n"
+    "examples:\n"
+    "  match: ['CUDA out of memory. Tried to allocate 20.00 MiB']\n"
+    "  no_match: ['fine']\n";
+
+typedef struct {
+    ldx_msgs *msgs;
+    ldx_ruleset *rs;
+    ldx_status st;
+} compiled;
+
+static compiled compile(const char *name, const char *text)
+{
+    compiled c = {0};
+    ldx_msgs_create(&c.msgs);
+    ldx_compiler *comp;
+    assert_int_equal(ldx_compiler_create(&comp, c.msgs), LDX_OK);
+    ldx_compiler_add_buffer(comp, name, text, strlen(text), false);
+    c.st = ldx_compiler_finish(comp, &c.rs);
+    ldx_compiler_destroy(comp);
+    return c;
+}
+
+static void release(compiled *c)
+{
+    ldx_ruleset_destroy(c->rs);
+    ldx_msgs_destroy(c->msgs);
+}
+
+/* Is there an error message at line:col containing text? */
+static int has(const compiled *c, unsigned line, unsigned col, const char *text)
+{
+    for (size_t i = 0; i < ldx_msgs_count(c->msgs); i++) {
+        const ldx_msg *m = ldx_msgs_get(c->msgs, i);
+        if (m->line == line && (col == 0 || m->col == col) && strstr(m->text, text)) return 1;
+    }
+    return 0;
+}
+
+static void dump(const compiled *c)
+{
+    char buf[512];
+    for (size_t i = 0; i < ldx_msgs_count(c->msgs); i++) {
+        ldx_msg_format(ldx_msgs_get(c->msgs, i), buf, sizeof buf);
+        print_message("  %s\n", buf);
+    }
+}
+
+static void test_good_rule(void **state)
+{
+    (void)state;
+    compiled c = compile("rules/memory/test-oom.yaml", good);
+    if (c.st != LDX_OK) dump(&c);
+    assert_int_equal(c.st, LDX_OK);
+    assert_int_equal(ldx_ruleset_count(c.rs), 1);
+    const ldx_rule_info *r = ldx_ruleset_rule(c.rs, 0);
+    assert_string_equal(r->id, "test-oom");
+    assert_string_equal(r->category, "memory"); /* from the taxonomy */
+    assert_int_equal(r->severity, LDX_SEV_HIGH);
+    assert_int_equal(r->nsignals, 2);
+    assert_int_equal(r->signals[1].role, LDX_SIGNAL_CONTEXT);
+    assert_true(r->signals[0].weight == 3.0);
+    assert_int_equal(r->ex_match.n, 1);
+    assert_int_equal(ldx_ruleset_find(c.rs, "test-oom"), 0);
+    assert_int_equal(ldx_ruleset_find(c.rs, "nope"), -1);
+    release(&c);
+}
+
+static void test_every_problem_reported(void **state)
+{
+    (void)state;
+    const char bad[] =
+        "id: Bad_Id\n"                           /* 1 */
+        "title: t\n"                             /* 2 */
+        "class: cuda_oomm\n"                     /* 3 */
+        "severity: huge\n"                       /* 4 */
+        "signalz: {}\n"                          /* 5 */
+        "signals:\n"                             /* 6 */
+        "  oom:\n"                               /* 7 */
+        "    pattern: 'CUDA (out of memory'\n"   /* 8 */
+        "    wieght: 2\n"                        /* 9 */
+        "  any:\n"                               /* 10 */
+        "    pattern: '.*'\n"                    /* 11 */
+        "condition: oom and nothere\n"           /* 12 */
+        "summary: s\n"                           /* 13 */
+        "symptoms: [{symptom: a, why: b}]\n"     /* 14 */
+        "root_cause: r\n"                        /* 15 */
+        "fix:\n"                                 /* 16 */
+        "  - Upgrade: to 2.1\n"                  /* 17 */
+        "verify: [v]\n"                          /* 18 */
+        "references: [not-a-url]\n"              /* 19 */
+        "examples:\n"                            /* 20 */
+        "  match: []\n";                         /* 21 */
+    compiled c = compile("bad.yaml", bad);
+    assert_int_equal(c.st, LDX_ERULE);
+    assert_int_equal(ldx_ruleset_count(c.rs), 0);
+    assert_true(has(&c, 1, 5, "kebab-case"));
+    assert_true(has(&c, 3, 8, "unknown class 'cuda_oomm'"));
+    assert_true(has(&c, 4, 11, "severity must be"));
+    assert_true(has(&c, 5, 1, "unknown key 'signalz' (did you mean 'signals'?)"));
+    /* PCRE2's offset 19 (the end of the pattern) becomes a column inside the quotes */
+    assert_true(has(&c, 8, 0, "pattern error at offset"));
+    assert_true(has(&c, 8, 0, "missing closing parenthesis"));
+    assert_true(has(&c, 9, 5, "unknown key 'wieght' (did you mean 'weight'?)"));
+    assert_true(has(&c, 11, 14, "matches an empty line"));
+    assert_true(has(&c, 17, 5, "reads as a mapping"));
+    assert_true(has(&c, 19, 0, "not a URL"));
+    assert_true(has(&c, 21, 10, "at least 1 item"));
+    assert_true(has(&c, 1, 1, "missing required key 'examples'") == 0);
+    assert_true(ldx_msgs_errors(c.msgs) >= 10);
+    release(&c);
+}
+
+static void test_condition_error_column(void **state)
+{
+    (void)state;
+    char text[sizeof good + 64];
+    snprintf(text, sizeof text, "%s", good);
+    char *p = strstr(text, "condition: oom and max(oom.req) > 1MiB");
+    memcpy(p, "condition: oom and max(oom.rek) > 1MiB", 38);
+    compiled c = compile("c.yaml", text);
+    assert_int_equal(c.st, LDX_ERULE);
+    /* line 13: the value starts in column 12, the capture name 16 bytes into it */
+    assert_true(has(&c, 13, 28, "no named capture 'rek'"));
+    release(&c);
+}
+
+static void test_yaml_syntax_and_aliases(void **state)
+{
+    (void)state;
+    compiled c = compile("s.yaml", "id: x\ntitle: [unclosed\n");
+    assert_int_equal(c.st, LDX_ERULE);
+    assert_true(ldx_msgs_errors(c.msgs) == 1);
+    assert_true(strstr(ldx_msgs_get(c.msgs, 0)->text, "YAML") != NULL);
+    release(&c);
+    c = compile("a.yaml", "a: &x [1, 2]\nb: *x\n");
+    assert_true(has(&c, 2, 4, "aliases are not allowed"));
+    release(&c);
+    c = compile("e.yaml", "");
+    assert_true(has(&c, 1, 1, "empty rule file"));
+    release(&c);
+}
+
+static void test_duplicates_and_references(void **state)
+{
+    (void)state;
+    ldx_msgs *m;
+    ldx_msgs_create(&m);
+    ldx_compiler *comp;
+    ldx_compiler_create(&comp, m);
+    ldx_compiler_add_buffer(comp, "builtin/test-oom.yaml", good, strlen(good), true);
+    ldx_compiler_add_buffer(comp, "user/test-oom.yaml", good, strlen(good), false);
+    char rel[sizeof good + 100];
+    snprintf(rel, sizeof rel, "%s", good);
+    char *p = strstr(rel, "id: test-oom");
+    memcpy(p, "id: test-rel", 12);
+    strcat(rel, "related: [missing-rule]\ncaused_by: [host_oom_killed, no-such]\n");
+    ldx_compiler_add_buffer(comp, "user/test-rel.yaml", rel, strlen(rel), false);
+    ldx_ruleset *rs;
+    assert_int_equal(ldx_compiler_finish(comp, &rs), LDX_ERULE);
+    ldx_compiler_destroy(comp);
+    /* the user rule replaced the built-in one */
+    assert_int_equal(ldx_ruleset_count(rs), 2);
+    assert_false(ldx_ruleset_rule(rs, (size_t)ldx_ruleset_find(rs, "test-oom"))->builtin);
+    int related = 0, caused = 0;
+    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
+        const char *t = ldx_msgs_get(m, i)->text;
+        related += strstr(t, "related rule 'missing-rule' does not exist") != NULL;
+        caused += strstr(t, "caused_by 'no-such'") != NULL;
+    }
+    assert_int_equal(related, 1);
+    assert_int_equal(caused, 1);
+    ldx_ruleset_destroy(rs);
+    ldx_msgs_destroy(m);
+}
+
+static void test_builtin_rules_compile(void **state)
+{
+    (void)state;
+    ldx_msgs *m;
+    ldx_msgs_create(&m);
+    ldx_compiler *comp;
+    ldx_compiler_create(&comp, m);
+    ldx_compiler_add_builtin(comp);
+    ldx_ruleset *rs;
+    ldx_status st = ldx_compiler_finish(comp, &rs);
+    ldx_compiler_destroy(comp);
+    char buf[512];
+    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
+        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
+        print_message("  %s\n", buf);
+    }
+    assert_int_equal(st, LDX_OK);
+    assert_true(ldx_ruleset_count(rs) >= 17);
+    assert_true(ldx_taxonomy_count() >= 50);
+    ldx_ruleset_destroy(rs);
+    ldx_msgs_destroy(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_rule),
+        cmocka_unit_test(test_every_problem_reported),
+        cmocka_unit_test(test_condition_error_column),
+        cmocka_unit_test(test_yaml_syntax_and_aliases),
+        cmocka_unit_test(test_duplicates_and_references),
+        cmocka_unit_test(test_builtin_rules_compile),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,109 @@
+/* Line structure helpers: ANSI stripping, ranks, display text, quantities. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "logdx/scan.h"
+#include "../../src/core/util.h"
+
+static void strip(const char *in, const char *want)
+{
+    char out[256];
+    size_t n = ldx_strip_ansi(in, strlen(in), out);
+    out[n] = 0;
+    assert_string_equal(out, want);
+}
+
+static void test_ansi(void **state)
+{
+    (void)state;
+    strip("\033[31mERROR\033[0m: CUDA", "ERROR: CUDA");
+    strip("\033[1;38;5;196mred\033[m", "red");
+    strip("\033]0;title\007text", "text");
+    strip("\033]8;;http://x\033\\link\033]8;;\033\\", "link");
+    strip("\033(Bplain", "plain");
+    strip("trailing\033", "trailing");
+    strip("no escapes", "no escapes");
+}
+
+static void rank(const char *line, int want)
+{
+    int got = ldx_line_rank(line, strlen(line));
+    if (got != want) fail_msg("'%s': rank %d, want %d", line, got, want);
+}
+
+static void test_ranks(void **state)
+{
+    (void)state;
+    rank("[rank3]: torch.OutOfMemoryError: CUDA out of memory.", 3);
+    rank("[rank12]:[E ProcessGroupNCCL.cpp:563] [Rank 12] Watchdog caught", 12);
+    rank("[default5]:RuntimeError: CUDA error", 5);
+    rank("[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective", 5);
+    rank("node-0:15325:16199 [2] NCCL INFO [Service thread] Connection closed by localRank 2", 2);
+    rank("[1,290]<stderr>:!!!! kernel execution error.", 290);
+    rank("Unexpected result nan on rank 3 at iteration #3", 3);
+    rank("failed (exitcode: 1) local_rank: 2 (pid: 562) of binary", 2);
+    rank("[deepspeed] OVERFLOW! Rank 0 Skipping step.", 0);
+    rank("RANK=7 WORLD_SIZE=8", 7);
+    rank("epoch 3 step 10 loss 0.5", -1);
+    rank("ranks 4 are ready", -1);
+    rank("Frank 3 said hi", -1);
+    rank("[2023-04-28 06:51:29,903] [INFO] [loss_scaler.py:188:update_scale]", -1);
+}
+
+static void test_display_text(void **state)
+{
+    (void)state;
+    char *s = ldx_display_text("  a\tb\001c", 7, 100);
+    assert_string_equal(s, "a b c");
+    free(s);
+    s = ldx_display_text("ok \xff\xfe bad", 9, 100);
+    assert_string_equal(s, "ok ?? bad");
+    free(s);
+    s = ldx_display_text("0123456789abcdef", 16, 10);
+    assert_string_equal(s, "0123456789...");
+    free(s);
+    /* never cut inside a UTF-8 character */
+    s = ldx_display_text("aaaaaaa█████", 22, 9);
+    assert_string_equal(s, "aaaaaaa...");
+    free(s);
+}
+
+static void qty(const char *s, double want)
+{
+    double v = -1;
+    if (!ldxi_parse_quantity(s, strlen(s), &v)) fail_msg("'%s' not parsed", s);
+    if (fabs(v - want) > 1e-6 * fabs(want)) fail_msg("'%s' = %g, want %g", s, v, want);
+}
+
+static void test_quantities(void **state)
+{
+    (void)state;
+    qty("12", 12);
+    qty("11.2 GiB", 11.2 * 1073741824.0);
+    qty("812MiB", 812.0 * 1048576.0);
+    qty("11980 MB", 11980e6);
+    qty("1.2e10", 1.2e10);
+    qty("1,024 MB", 1024e6);
+    qty("0.38GB", 0.38e9);
+    qty(" 3 gib ", 3.0 * 1073741824.0);
+    qty("4770354232 bytes", 4770354232.0);
+    qty("-5", -5);
+    double v;
+    assert_false(ldxi_parse_quantity("nan", 3, &v));
+    assert_false(ldxi_parse_quantity("12 apples", 9, &v));
+    assert_false(ldxi_parse_quantity("", 0, &v));
+    assert_false(ldxi_parse_quantity("GiB", 3, &v));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ansi),
+        cmocka_unit_test(test_ranks),
+        cmocka_unit_test(test_display_text),
+        cmocka_unit_test(test_quantities),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
