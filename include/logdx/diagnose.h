@@ -53,6 +53,7 @@ typedef struct {
     uint64_t line;       /* first line of the evidence */
     int rank;            /* rank of that line, or -1 */
     uint64_t hits;       /* matching lines, all signals */
+    double weight;       /* signal weight present: how specific the evidence is */
     ldx_evidence *evidence;
     size_t nevidence;
     ldx_trend *trends;

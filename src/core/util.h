@@ -49,7 +49,8 @@ ldx_status ldxi_buf_printf(ldx_buf *b, const char *fmt, ...)
     ;
 
 /* Reads a number with an optional unit from s[0..n): "12", "11.2 GiB", "1.2e10",
- * "1,024 MB", "812MiB". Byte units become bytes (KB=1e3, KiB=K=1024). Leading and
+ * "1,024 MB", "812MiB". Byte units become bytes, in powers of 1024 whether written KB,
+ * KiB or K: ML tools print "GB" for memory divided by 2**30. Leading and
  * trailing blanks are allowed; any other trailing text makes it not a number. */
 bool ldxi_parse_quantity(const char *s, size_t n, double *out);
 

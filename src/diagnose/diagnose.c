@@ -199,6 +199,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     if (r->cond == NULL && present_sym <= 0) conf -= 0.2;
     d->confidence = fmax(0.05, fmin(0.99, round(conf * 100.0) / 100.0));
     double pos = lines > 1 ? 1.0 - (double)(d->line - 1) / (double)lines : 1.0;
+    d->weight = present;
     double spec = fmin(1.0, present / 6.0);
     d->score = 0.5 * sev_weight(r->info.severity) + 0.25 * d->confidence + 0.15 * pos +
                0.1 * spec;
@@ -217,6 +218,31 @@ static void free_diagnosis(ldx_diagnosis *d)
     free(d->evidence);
     for (size_t i = 0; i < d->ntrends; i++) free(d->trends[i].values);
     free(d->trends);
+}
+
+static bool related(const ldx_rule_info *a, const ldx_rule_info *b)
+{
+    for (size_t k = 0; k < a->related.n; k++)
+        if (!strcmp(a->related.v[k], b->id)) return true;
+    for (size_t k = 0; k < b->related.n; k++)
+        if (!strcmp(b->related.v[k], a->id)) return true;
+    return false;
+}
+
+/* Related rules describe one failure from different angles (a plain CUDA OOM and the
+ * fragmentation reading of the same message). When both fire, the one with more
+ * signal weight present is the more specific reading and goes first. */
+static void refine_related(ldx_diagnosis *d, size_t n)
+{
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) {
+                if (i == j || d[i].role == LDX_ROLE_COLLATERAL ||
+                    d[j].role == LDX_ROLE_COLLATERAL || d[i].weight <= d[j].weight ||
+                    d[j].score < d[i].score || !related(d[i].rule, d[j].rule))
+                    continue;
+                d[j].score = d[i].score - 1e-6;
+            }
 }
 
 static int diag_cmp(const void *a, const void *b)
@@ -273,6 +299,7 @@ ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report 
     }
     if (st == LDX_OK) {
         assign_roles(fr->diagnoses, fr->n, fired);
+        refine_related(fr->diagnoses, fr->n);
         qsort(fr->diagnoses, fr->n, sizeof(ldx_diagnosis), diag_cmp);
         bool initiating = false;
         for (size_t i = 0; i < fr->n; i++) {

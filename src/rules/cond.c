@@ -3,11 +3,14 @@
  *   expr   := and ('or' and)*
  *   and    := not ('and' not)*
  *   not    := 'not' not | cmp
- *   cmp    := term (('>'|'>='|'<'|'<='|'=='|'!=') term)?
+ *   cmp    := sum (('>'|'>='|'<'|'<='|'=='|'!=') sum)?
+ *   sum    := prod (('+'|'-') prod)*
+ *   prod   := term (('*'|'/') term)*
  *   term   := NUMBER UNIT? | '(' expr ')' | NAME | FUNC '(' args ')'
  *
  * A missing number is NaN, and every comparison involving NaN is false, so a rule that
- * asks about values never seen simply does not fire. */
+ * asks about values never seen simply does not fire. Arithmetic on NaN stays NaN, and
+ * a division by zero gives NaN too. */
 #include "cond.h"
 
 #include <ctype.h>
@@ -246,9 +249,32 @@ static ldxi_cond *parse_term(parser *p)
     return s;
 }
 
+static ldxi_cond *arith(parser *p, const char *ops, ldxi_cond *(*sub)(parser *))
+{
+    ldxi_cond *l = sub(p);
+    while (l) {
+        skip_ws(p);
+        char c = p->src[p->pos];
+        if (!c || !strchr(ops, c)) break;
+        size_t off = p->pos++;
+        ldxi_cond *r = sub(p);
+        if (!r) return NULL;
+        ldxi_cond *n = node(p, LDXI_C_ARITH, off);
+        if (!n) return NULL;
+        n->aop = c;
+        n->l = l;
+        n->r = r;
+        l = n;
+    }
+    return l;
+}
+
+static ldxi_cond *parse_prod(parser *p) { return arith(p, "*/", parse_term); }
+static ldxi_cond *parse_sum(parser *p) { return arith(p, "+-", parse_prod); }
+
 static ldxi_cond *parse_cmp(parser *p)
 {
-    ldxi_cond *l = parse_term(p);
+    ldxi_cond *l = parse_sum(p);
     if (!l) return NULL;
     skip_ws(p);
     const char *s = p->src + p->pos;
@@ -266,7 +292,7 @@ static ldxi_cond *parse_cmp(parser *p)
     } else return l;
     size_t off = p->pos;
     p->pos += n;
-    ldxi_cond *r = parse_term(p);
+    ldxi_cond *r = parse_sum(p);
     if (!r) return NULL;
     ldxi_cond *c = node(p, LDXI_C_CMP, off);
     if (!c) return NULL;
@@ -386,6 +412,15 @@ double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env)
         case LDXI_OP_NE: return l != r;
         }
         return 0.0;
+    }
+    case LDXI_C_ARITH: {
+        double l = ldxi_cond_eval(c->l, env), r = ldxi_cond_eval(c->r, env);
+        switch (c->aop) {
+        case '+': return l + r;
+        case '-': return l - r;
+        case '*': return l * r;
+        default: return r == 0.0 ? NAN : l / r;
+        }
     }
     case LDXI_C_FUNC:
         switch (c->func) {

@@ -2,6 +2,7 @@
  *
  *   oom and not retry_ok          count(timeout) >= 3        ranks(t) >= 2
  *   max(mem.bytes) > 1GiB         rising(mem.bytes, 3)       before(oom, timeout)
+ *   last(f.unalloc) >= 0.5 * last(f.req)
  *
  * Parsing resolves signal and capture names to indices, so evaluation never looks up
  * strings. Evaluation asks the caller for the numbers through ldxi_cond_env, which
@@ -21,7 +22,7 @@ typedef enum {
 } ldxi_func;
 
 typedef enum { LDXI_C_NUM, LDXI_C_SIG, LDXI_C_FUNC, LDXI_C_NOT, LDXI_C_AND, LDXI_C_OR,
-               LDXI_C_CMP } ldxi_ckind;
+               LDXI_C_CMP, LDXI_C_ARITH } ldxi_ckind;
 
 typedef enum { LDXI_OP_GT, LDXI_OP_GE, LDXI_OP_LT, LDXI_OP_LE, LDXI_OP_EQ, LDXI_OP_NE } ldxi_cop;
 
@@ -29,6 +30,7 @@ typedef struct ldxi_cond {
     ldxi_ckind kind;
     double num;       /* NUM; the argument N of rising/falling */
     ldxi_cop op;      /* CMP */
+    char aop;         /* ARITH: one of + - * / */
     ldxi_func func;   /* FUNC */
     int sig, cap;     /* SIG, FUNC: signal index; capture index or -1 */
     int sig2;         /* before(a, b): the second signal */

@@ -74,6 +74,11 @@ static void test_numbers_units_and_nan(void **state)
     assert_true(eval(a, "last(mem.gib) >= 2147483648", &f));
     assert_true(eval(a, "min(mem.bytes) == 2GiB", &f));
     assert_true(eval(a, "avg(mem.bytes) > 1.5e9", &f));
+    assert_true(eval(a, "max(mem.bytes) >= 0.5 * last(mem.gib) + 1", &f));
+    assert_true(eval(a, "max(mem.bytes) / 2 == 1GiB", &f));
+    assert_true(eval(a, "max(mem.bytes) - 1GiB * 2 == 0", &f));
+    assert_false(eval(a, "max(mem.bytes) / 0 > 1", &f));
+    assert_true(eval(a, "count(oom) + count(timeout) * 2 == 0", &f));
     f.stat_val = NAN; /* no values at all: every comparison is false */
     assert_false(eval(a, "max(mem.bytes) > 1GiB", &f));
     assert_false(eval(a, "max(mem.bytes) <= 1GiB", &f));

@@ -146,7 +146,7 @@ static void test_trends(void **state)
     const ldx_trend *t = &fr->diagnoses[0].trends[0];
     assert_true(t->rising);
     assert_int_equal(t->points, 4);
-    assert_true(t->first == 0.38e9 && t->last == 1.31e9);
+    assert_true(t->first == 0.38 * 1073741824.0 && t->last == 1.31 * 1073741824.0);
     assert_int_equal(t->nvalues, 4);
     ldx_file_report_destroy(fr);
     /* memory that comes back down between folds is not a leak */
