@@ -60,7 +60,7 @@ static void list_block(const char *head, const ldx_strv *v, bool numbered)
     for (size_t i = 0; i < v->n; i++) {
         char num[32];
         snprintf(num, sizeof num, "%zu. ", i + 1);
-        para(v->v[i], 6, numbered ? num : "- ");
+        para(v->v[i], 7, numbered ? num : "- ");
     }
 }
 
@@ -102,7 +102,7 @@ static int rules_show(cli_opts *o)
     printf("\nSymptoms\n");
     for (size_t k = 0; k < r->nsymptoms; k++) {
         para(r->symptoms[k].symptom, 6, "- ");
-        para(r->symptoms[k].why, 8, "why: ");
+        para(r->symptoms[k].why, 11, "why: ");
     }
     printf("\nRoot cause\n");
     para(r->root_cause, 4, NULL);
@@ -134,17 +134,28 @@ static int rules_lint(cli_opts *o)
     return errs ? EXIT_ERROR : EXIT_CLEAN;
 }
 
-/* Does the rule's source lie under one of the paths given to `rules test`? */
+static bool under(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/') n--;
+    return !strncmp(path, dir, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+/* Does the rule's source lie under one of the paths given to `rules test`? Paths are
+ * compared as written and canonically, so "code" and "/abs/rules/code" both select. */
 static bool selected(const ldx_rule_info *r, const cli_opts *o)
 {
     if (!o->nargs) return true;
-    for (size_t i = 0; i < o->nargs; i++) {
-        size_t n = strlen(o->args[i]);
-        while (n > 1 && o->args[i][n - 1] == '/') n--;
-        if (!strncmp(r->path, o->args[i], n) && (r->path[n] == '\0' || r->path[n] == '/'))
-            return true;
+    if (r->builtin) return false;
+    char *rp = realpath(r->path, NULL);
+    bool yes = false;
+    for (size_t i = 0; i < o->nargs && !yes; i++) {
+        char *ap = realpath(o->args[i], NULL);
+        yes = under(r->path, o->args[i]) || (rp && ap && under(rp, ap));
+        free(ap);
     }
-    return false;
+    free(rp);
+    return yes;
 }
 
 static bool listed(const ldx_strv *v, const char *id)

@@ -228,14 +228,3 @@ bool ldxi_parse_quantity(const char *s, size_t n, double *out)
     *out = v;
     return true;
 }
-
-void ldxi_format_quantity(double v, char *buf, size_t size)
-{
-    double a = fabs(v);
-    if (a >= 1073741824.0 && a < 1e18)
-        snprintf(buf, size, "%.2f GiB", v / 1073741824.0);
-    else if (a >= 1048576.0 && a < 1e18)
-        snprintf(buf, size, "%.0f MiB", v / 1048576.0);
-    else
-        snprintf(buf, size, "%g", v);
-}

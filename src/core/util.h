@@ -54,7 +54,4 @@ ldx_status ldxi_buf_printf(ldx_buf *b, const char *fmt, ...)
  * trailing blanks are allowed; any other trailing text makes it not a number. */
 bool ldxi_parse_quantity(const char *s, size_t n, double *out);
 
-/* Formats a byte-like quantity compactly ("1.62 GiB") when unit_bytes, else "%g". */
-void ldxi_format_quantity(double v, char *buf, size_t size);
-
 #endif

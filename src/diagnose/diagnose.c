@@ -151,7 +151,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     memset(d, 0, sizeof(*d));
     d->rule = &r->info;
     d->rank = -1;
-    double present = 0, present_sym = 0;
+    double present = 0;
     uint64_t sym_hits = 0;
     uint64_t first_sym = 0, first_any = 0;
     size_t evcap = 0;
@@ -167,7 +167,6 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
             d->hits += ss->count;
             present += si->weight;
             if (sym) {
-                present_sym += si->weight;
                 sym_hits += ss->count;
                 if (!first_sym || ss->first[0].line < first_sym) {
                     first_sym = ss->first[0].line;
@@ -194,9 +193,24 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     d->line = first_sym ? first_sym : first_any;
     if (!first_sym && d->nevidence) d->rank = d->evidence[0].rank;
 
-    double share = r->total_weight > 0 ? present / r->total_weight : 1.0;
-    double conf = 0.45 + 0.4 * share + fmin(0.1, 0.025 * log2(1.0 + (double)sym_hits));
-    if (r->cond == NULL && present_sym <= 0) conf -= 0.2;
+    /* Symptom signals are alternatives (any of them can fire a rule), so their strength
+     * is the strongest one present; context signals corroborate, so theirs is the share
+     * present. Repeated hits add a little. */
+    double sym_max = 0, sym_best = 0, ctx_total = 0, ctx_present = 0;
+    for (size_t k = 0; k < r->info.nsignals; k++) {
+        const ldx_signal_info *si = &r->info.signals[k];
+        bool hit = ldxi_scanner_state(s, r->index, k)->count > 0;
+        if (si->role == LDX_SIGNAL_SYMPTOM) {
+            sym_max = fmax(sym_max, si->weight);
+            if (hit) sym_best = fmax(sym_best, si->weight);
+        } else {
+            ctx_total += si->weight;
+            if (hit) ctx_present += si->weight;
+        }
+    }
+    double sym = sym_max > 0 ? sym_best / sym_max : 0;
+    double ctx = ctx_total > 0 ? ctx_present / ctx_total : 0.5;
+    double conf = 0.45 + 0.3 * sym + 0.15 * ctx + fmin(0.1, 0.025 * log2(1.0 + (double)sym_hits));
     d->confidence = fmax(0.05, fmin(0.99, round(conf * 100.0) / 100.0));
     double pos = lines > 1 ? 1.0 - (double)(d->line - 1) / (double)lines : 1.0;
     d->weight = present;

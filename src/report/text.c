@@ -78,14 +78,16 @@ static void sparkline(FILE *fp, const double *v, size_t n)
     }
 }
 
-static void quantity(double v, const char *capture, char *buf, size_t n)
+/* Prints v in the unit that suits scale (the larger end of a trend), so both ends of
+ * a trend read alike: "0.38 GiB → 1.62 GiB". Values of a megabyte and up are taken
+ * for byte counts: that is what trends in training logs measure. */
+static void quantity(double v, double scale, char *buf, size_t n)
 {
-    /* captures read as bytes print as sizes; other numbers as they are */
-    if (fabs(v) >= 1048576.0 && (strstr(capture, "byte") || strstr(capture, "mem") ||
-                                 strstr(capture, "gib") || strstr(capture, "mib") ||
-                                 strstr(capture, "size") || strstr(capture, "alloc") ||
-                                 strstr(capture, "reserv") || fabs(v) >= 1e8))
-        ldxi_format_quantity(v, buf, n);
+    scale = fabs(scale);
+    if (scale >= 1073741824.0 && scale < 1e18)
+        snprintf(buf, n, "%.2f GiB", v / 1073741824.0);
+    else if (scale >= 1048576.0 && scale < 1e18)
+        snprintf(buf, n, "%.0f MiB", v / 1048576.0);
     else
         snprintf(buf, n, "%g", v);
 }
@@ -143,8 +145,9 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     for (size_t i = 0; i < d->ntrends; i++) {
         const ldx_trend *t = &d->trends[i];
         char a[32], b[32];
-        quantity(t->first, t->capture, a, sizeof a);
-        quantity(t->last, t->capture, b, sizeof b);
+        double scale = fmax(fabs(t->first), fabs(t->last));
+        quantity(t->first, scale, a, sizeof a);
+        quantity(t->last, scale, b, sizeof b);
         fprintf(fp, "    %strend%s    %s.%s ", col(r, C_BOLD), col(r, C_RESET), t->signal,
                 t->capture);
         sparkline(fp, t->values, t->nvalues);

@@ -40,8 +40,8 @@ void ldx_compiler_destroy(ldx_compiler *c)
     free(c);
 }
 
-ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char *data,
-                                   size_t len, bool builtin)
+static ldx_status add_buffer(ldx_compiler *c, const char *name, const char *canon,
+                             const char *data, size_t len, bool builtin)
 {
     ldxi_ynode *root;
     ldx_status st = ldxi_yaml_parse(data, len, name, c->arena, &root, c->msgs);
@@ -54,11 +54,18 @@ ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char
         c->failed = 1;
         return LDX_ERULE;
     }
+    r->canon = canon ? ldxi_arena_strdup(c->arena, canon) : NULL;
     if (LDXI_PUSH(c->rules, c->n, c->cap, r) != LDX_OK) {
         ldxi_rule_free(r);
         return LDX_ENOMEM;
     }
     return LDX_OK;
+}
+
+ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char *data,
+                                   size_t len, bool builtin)
+{
+    return add_buffer(c, name, NULL, data, len, builtin);
 }
 
 ldx_status ldx_compiler_add_builtin(ldx_compiler *c)
@@ -121,7 +128,9 @@ static ldx_status add_file(const char *path, void *vctx)
         a->c->failed = 1;
         a->worst = LDX_EIO;
     } else {
-        st = ldx_compiler_add_buffer(a->c, path, b.data ? b.data : "", b.len, false);
+        char *canon = realpath(path, NULL);
+        st = add_buffer(a->c, path, canon, b.data ? b.data : "", b.len, false);
+        free(canon);
         if (st == LDX_ENOMEM) {
             ldxi_buf_free(&b);
             return st;
@@ -167,7 +176,8 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
         long j = find(c->rules, i, r->info.id);
         if (j < 0) continue;
         ldxi_rule *o = c->rules[j];
-        if (strcmp(o->info.path, r->info.path) == 0) {
+        if (strcmp(o->info.path, r->info.path) == 0 ||
+            (o->canon && r->canon && strcmp(o->canon, r->canon) == 0)) {
             /* the same file reached twice (a folder and a file inside it) */
             ldxi_rule_free(r);
             c->rules[i] = NULL;
@@ -189,7 +199,7 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
     for (size_t i = 0; i < c->n; i++)
         if (c->rules[i]) c->rules[n++] = c->rules[i];
     c->n = n;
-    qsort(c->rules, n, sizeof(*c->rules), rule_cmp);
+    if (n > 1) qsort(c->rules, n, sizeof(*c->rules), rule_cmp);
 
     /* References: related must name rules; caused_by rules or classes. Reported as
      * errors but the rule stays: a stale reference does not change what it matches. */

@@ -80,6 +80,14 @@ static void check_keys(ctx *c, const ldxi_ynode *map, const char *const *allowed
     }
 }
 
+static void check_comment(ctx *c, const ldxi_ynode *n, const char *key)
+{
+    if (n->comment_after)
+        error_at(c, n,
+                 "'%s': the text after ' #' is a YAML comment and is lost; quote the string",
+                 key);
+}
+
 static const char *scalar(ctx *c, const ldxi_ynode *map, const char *key, int required)
 {
     const ldxi_ynode *n = ldxi_ymap_get(map, key);
@@ -91,6 +99,7 @@ static const char *scalar(ctx *c, const ldxi_ynode *map, const char *key, int re
         error_at(c, n, "'%s' must be a string", key);
         return NULL;
     }
+    check_comment(c, n, key);
     const char *s = n->str;
     while (isspace((unsigned char)*s)) s++;
     if (!*s) {
@@ -138,6 +147,7 @@ static ldx_strv strlist(ctx *c, const ldxi_ynode *map, const char *key, int requ
             error_at(c, it, "items of '%s' must be non-empty strings", key);
             continue;
         }
+        check_comment(c, it, key);
         v.v[v.n++] = trim_end(c, it->str);
     }
     return v;

@@ -22,6 +22,7 @@ typedef struct ldxi_rule {
     ldxi_cond *cond;       /* NULL: any symptom fires */
     double total_weight;   /* of all signals */
     size_t index;          /* position in the ruleset */
+    const char *canon;     /* the file's canonical path, when it came from disk */
 } ldxi_rule;
 
 struct ldx_ruleset {

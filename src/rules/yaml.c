@@ -99,7 +99,17 @@ ldx_status ldxi_yaml_parse(const char *data, size_t len, const char *path, ldx_a
                               ev.data.scalar.style == YAML_FOLDED_SCALAR_STYLE)
                                ? 2
                                : 1;
-            if (!node->str) node = NULL;
+            if (!node->str) {
+                node = NULL;
+                break;
+            }
+            if (node->quoted == 0) {
+                /* YAML ends a plain scalar at " #": prose such as "PR #4858" loses its
+                 * tail silently; remember it so validation can say so */
+                size_t i = ev.end_mark.index;
+                while (i < len && (data[i] == ' ' || data[i] == '\t')) i++;
+                node->comment_after = i < len && data[i] == '#' && i > ev.end_mark.index;
+            }
             break;
         case YAML_SEQUENCE_START_EVENT:
         case YAML_MAPPING_START_EVENT:

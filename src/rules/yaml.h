@@ -16,6 +16,7 @@ typedef struct ldxi_ynode {
     const char *str;     /* scalar value */
     size_t len;
     int quoted;          /* 0 plain, 1 quoted, 2 block (literal/folded) */
+    int comment_after;   /* a plain scalar followed by " #...": text lost to a comment? */
     struct ldxi_ynode **items; /* sequence items; maps alternate key, value */
     size_t n;
 } ldxi_ynode;
