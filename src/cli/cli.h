@@ -16,6 +16,7 @@ typedef struct {
     bool no_default_rules;
     int fail_on;        /* severity, or -1 for never */
     bool quiet;
+    bool strict;        /* rules lint: the built-in library's quality bar */
     int color;          /* -1 auto, 0 never, 1 always */
     const char **args;  /* positional arguments after the subcommand */
     size_t nargs;

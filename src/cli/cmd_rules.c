@@ -121,11 +121,16 @@ static int rules_show(cli_opts *o)
     return EXIT_CLEAN;
 }
 
+/* The quality bar of a rule library (--strict): at least two examples of each kind per
+ * rule, and, for the whole set, a rule for every failure class of the taxonomy. */
+static size_t strict_checks(const ldx_ruleset *rs, const cli_opts *o);
+
 static int rules_lint(cli_opts *o)
 {
     bool errs;
     ldx_ruleset *rs = cli_load_rules(o, o->args, o->nargs, &errs);
     if (!rs) return EXIT_ERROR;
+    if (o->strict && strict_checks(rs, o)) errs = true;
     size_t n = ldx_ruleset_count(rs);
     if (!o->quiet)
         fprintf(stderr, "logdx: %zu rule%s %s\n", n, n == 1 ? "" : "s",
@@ -260,6 +265,35 @@ static int rules_test(cli_opts *o)
     ldx_ruleset_destroy(rs);
     if (errs) return EXIT_ERROR;
     return t.failed ? EXIT_FOUND : EXIT_CLEAN;
+}
+
+static size_t strict_checks(const ldx_ruleset *rs, const cli_opts *o)
+{
+    size_t problems = 0;
+    for (size_t i = 0; i < ldx_ruleset_count(rs); i++) {
+        const ldx_rule_info *r = ldx_ruleset_rule(rs, i);
+        if (!selected(r, o)) continue;
+        if (r->ex_match.n < 2 || r->ex_no_match.n < 2) {
+            fprintf(stderr,
+                    "logdx: %s:1:1: error: rule '%s' has %zu match and %zu no_match "
+                    "examples; the library wants at least 2 of each\n",
+                    r->path, r->id, r->ex_match.n, r->ex_no_match.n);
+            problems++;
+        }
+    }
+    if (o->nargs) return problems;
+    for (size_t c = 0; c < ldx_taxonomy_count(); c++) {
+        const char *k = ldx_taxonomy_class(c);
+        if (!strcmp(k, "healthy")) continue;
+        size_t n = 0;
+        for (size_t i = 0; i < ldx_ruleset_count(rs); i++)
+            n += !strcmp(ldx_ruleset_rule(rs, i)->klass, k);
+        if (!n) {
+            fprintf(stderr, "logdx: error: class '%s' has no rule\n", k);
+            problems++;
+        }
+    }
+    return problems;
 }
 
 int cmd_rules(cli_opts *o)

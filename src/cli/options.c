@@ -12,6 +12,7 @@ const cli_option cli_options[] = {
     {"no-default-rules", 0, NULL, "leave the built-in rules out"},
     {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never"},
     {"quiet", 'q', NULL, "one line per diagnosis"},
+    {"strict", 0, NULL, "rules lint: also require 2+ examples of each kind per rule and a rule for every class"},
     {"color", 0, "WHEN", "colour: auto (default: on a terminal, never with NO_COLOR), always, never"},
     {"no-color", 0, NULL, "same as --color=never"},
     {"help", 'h', NULL, "show this help"},
@@ -88,6 +89,8 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
         o->fail_on = s;
     } else if (!strcmp(n, "quiet")) {
         o->quiet = true;
+    } else if (!strcmp(n, "strict")) {
+        o->strict = true;
     } else if (!strcmp(n, "color")) {
         if (!strcmp(val, "auto")) o->color = -1;
         else if (!strcmp(val, "always")) o->color = 1;
