@@ -27,6 +27,10 @@ typedef struct {
 typedef struct {
     uint64_t line;
     int rank;            /* -1: none */
+    ldx_ts_kind ts_kind; /* when the line says it was written */
+    double ts;
+    char host[64];       /* "" when the line names none */
+    long step;           /* -1 when none */
     char *text;
     const char *signal;
     ldx_capture *caps;
@@ -52,8 +56,12 @@ typedef struct {
     const char *cause;   /* for collateral: the id of the rule it follows from */
     uint64_t line;       /* first line of the evidence */
     int rank;            /* rank of that line, or -1 */
-    uint64_t hits;       /* matching lines, all signals */
+    ldx_ts_kind ts_kind; /* time of that line, if it says */
+    double ts;
+    uint64_t hits;       /* lines on which any of the rule's signals matched */
     double weight;       /* signal weight present: how specific the evidence is */
+    int *ranks;          /* distinct ranks the symptom lines came from, ascending */
+    size_t nranks;
     ldx_evidence *evidence;
     size_t nevidence;
     ldx_trend *trends;
@@ -67,6 +75,8 @@ typedef struct {
     ldx_diagnosis *diagnoses; /* ranked: the first is the most likely initiating cause */
     size_t n;
     ldx_msgs *errors;         /* problems reading this input */
+    ldx_launcher_info launcher; /* torchrun's failure summary (.present) */
+    char *launcher_note;      /* what the summary means for finding the cause, or NULL */
 } ldx_file_report;
 
 /* Builds the report for what the scanner has seen so far. */
@@ -75,6 +85,10 @@ ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report 
  * is recorded in the report's errors; what was read before it is still diagnosed. */
 ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out);
 void ldx_file_report_destroy(ldx_file_report *fr);
+
+/* Formats a timestamp of the given kind for people and JSON: "2026-11-29T18:44:19.123Z",
+ * "11-29 18:44:19.123" (no year known), "+12345.678s" (since boot). */
+void ldx_format_time(ldx_ts_kind kind, double ts, char *buf, size_t size);
 
 /* The highest severity among the diagnoses, or -1 when there are none. */
 int ldx_file_report_worst(const ldx_file_report *fr);

@@ -8,6 +8,7 @@
 #ifndef LOGDX_SCAN_H
 #define LOGDX_SCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,46 @@ uint64_t ldx_scanner_truncated(const ldx_scanner *s);
 /* The distributed rank a line carries ("[rank3]:", "[default3]:", "[Rank 3]",
  * NCCL's "host:pid:tid [3] NCCL", Open MPI's "[1,3]<stderr>:", "rank 3"), or -1. */
 int ldx_line_rank(const char *text, size_t len);
+
+typedef enum {
+    LDX_TS_NONE = 0,
+    LDX_TS_WALL,    /* a full date: seconds since 1970 (UTC as written) */
+    LDX_TS_NOYEAR,  /* month and day only (glog, syslog): comparable within one log */
+    LDX_TS_BOOT     /* dmesg: seconds since boot */
+} ldx_ts_kind;
+
+/* What a line says about itself besides its message. */
+typedef struct {
+    int rank;             /* -1: none */
+    ldx_ts_kind ts_kind;
+    double ts;            /* seconds, meaning per ts_kind */
+    char host[64];        /* "" when none */
+    long step;            /* training step or iteration, -1: none */
+} ldx_line_info;
+
+/* Reads rank, timestamp (ISO-8601, Python logging, glog, syslog, dmesg), host (NCCL
+ * prefix, syslog) and step ("step 10", "iteration 100/", "global_step=5"). */
+void ldx_line_parse(const char *text, size_t len, ldx_line_info *info);
+
+/* torchrun / torch.distributed.elastic's failure summary, the block that starts with
+ * "Root Cause (first observed failure):": which rank stopped first, and how. */
+typedef struct {
+    bool present;
+    uint64_t line;        /* where the block starts */
+    int rank;             /* global rank, -1 unknown */
+    int local_rank;       /* -1 unknown */
+    bool has_exitcode;
+    int exitcode;         /* negative: killed by signal -exitcode */
+    int signal;           /* 0 none */
+    char signame[16];     /* "SIGKILL" when the summary names it */
+    char host[64];
+    char time[40];
+    bool error_file_missing; /* "error_file: <N/A>": the rank's own error is elsewhere */
+    unsigned other_failures; /* further failed ranks listed under "Failures:" */
+} ldx_launcher_info;
+
+/* The launcher summary seen by the scan, if any. */
+const ldx_launcher_info *ldx_scanner_launcher(const ldx_scanner *s);
 
 /* Removes ANSI escape sequences (CSI, OSC, two-byte escapes) from src into dst, which
  * must hold len bytes; returns the new length. */

@@ -7,6 +7,8 @@
  * says (how much of the rule's signal weight is present, how specific it is, and how
  * early in the log it first appeared). */
 #include <math.h>
+#include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +89,10 @@ static ldx_status add_evidence(ldx_diagnosis *d, const ldxi_rule *r, size_t k,
     memset(e, 0, sizeof(*e));
     e->line = h->line;
     e->rank = h->rank;
+    e->ts_kind = h->info.ts_kind;
+    e->ts = h->info.ts;
+    e->step = h->info.step;
+    memcpy(e->host, h->info.host, sizeof e->host);
     e->signal = r->info.signals[k].name;
     e->text = ldxi_strdup(h->text ? h->text : "");
     const ldxi_sigc *sc = &r->sigs[k];
@@ -164,7 +170,6 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
             if (sym != (pass == 0)) continue;
             const ldxi_sigstate *ss = ldxi_scanner_state(s, r->index, k);
             if (!ss->count) continue;
-            d->hits += ss->count;
             present += si->weight;
             if (sym) {
                 sym_hits += ss->count;
@@ -179,6 +184,25 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
             if (ss->has_last) LDX_TRY(add_evidence(d, r, k, &ss->last, &evcap));
         }
     }
+    /* the ranks the failure was seen on, from the symptoms (or any signal) */
+    uint64_t bits[LDXI_RANK_BITS / 64] = {0};
+    bool any_sym = false;
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        any_sym |= r->info.signals[k].role == LDX_SIGNAL_SYMPTOM &&
+                   ldxi_scanner_state(s, r->index, k)->count;
+    for (size_t k = 0; k < r->info.nsignals; k++) {
+        if (any_sym && r->info.signals[k].role != LDX_SIGNAL_SYMPTOM) continue;
+        const ldxi_sigstate *ss = ldxi_scanner_state(s, r->index, k);
+        for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++) bits[w] |= ss->rankbits[w];
+    }
+    for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++)
+        for (int b = 0; b < 64; b++)
+            if (bits[w] >> b & 1) {
+                int *v = realloc(d->ranks, (d->nranks + 1) * sizeof(int));
+                if (!v) return LDX_ENOMEM;
+                d->ranks = v;
+                d->ranks[d->nranks++] = (int)(w * 64 + (size_t)b);
+            }
     if (d->nevidence > 1) qsort(d->evidence, d->nevidence, sizeof(ldx_evidence), ev_cmp);
     if (d->nevidence > EV_MAX) {
         /* keep the first ones and the very last: the start and the end of the story */
@@ -190,8 +214,14 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
         d->evidence[EV_MAX - 1] = d->evidence[d->nevidence - 1];
         d->nevidence = EV_MAX;
     }
+    d->hits = s->rule_lines[r->index];
     d->line = first_sym ? first_sym : first_any;
     if (!first_sym && d->nevidence) d->rank = d->evidence[0].rank;
+    for (size_t i = 0; i < d->nevidence; i++)
+        if (d->evidence[i].line == d->line) {
+            d->ts_kind = d->evidence[i].ts_kind;
+            d->ts = d->evidence[i].ts;
+        }
 
     /* Symptom signals are alternatives (any of them can fire a rule), so their strength
      * is the strongest one present; context signals corroborate, so theirs is the share
@@ -232,6 +262,7 @@ static void free_diagnosis(ldx_diagnosis *d)
     free(d->evidence);
     for (size_t i = 0; i < d->ntrends; i++) free(d->trends[i].values);
     free(d->trends);
+    free(d->ranks);
 }
 
 static bool related(const ldx_rule_info *a, const ldx_rule_info *b)
@@ -267,15 +298,67 @@ static int diag_cmp(const void *a, const void *b)
     return strcmp(x->rule->id, y->rule->id);
 }
 
+/* Can we tell that x happened before y? Timestamps decide when both lines carry the
+ * same kind; otherwise line order decides, but only within one rank (or between
+ * lines without ranks): per-rank logs are often concatenated, and then a later line on
+ * another rank may well be an earlier event. */
+static int order_known(const ldx_diagnosis *x, const ldx_diagnosis *y, double tolerance)
+{
+    if (x->ts_kind != LDX_TS_NONE && x->ts_kind == y->ts_kind) {
+        if (x->ts < y->ts - tolerance) return 1;
+        if (y->ts < x->ts - tolerance) return -1;
+        return 0;
+    }
+    if (x->rank != y->rank) return 0;
+    return x->line < y->line ? 1 : x->line > y->line ? -1 : 0;
+}
+
+/* Does diagnosis c (of a rule that d's rule names in caused_by) explain d? */
+static bool explains(const ldx_diagnosis *c, const ldx_diagnosis *d, const ldxi_cause *cs,
+                     const ldx_launcher_info *launcher)
+{
+    bool first_stopped = launcher && c->rank >= 0 && c->rank == launcher->rank;
+    switch (cs->order) {
+    case LDXI_ORDER_ANY: break;
+    case LDXI_ORDER_EARLIER:
+        if (c->ts_kind != LDX_TS_NONE && c->ts_kind == d->ts_kind) {
+            if (c->ts > d->ts) return false;
+        } else if (c->line >= d->line) {
+            return false;
+        }
+        break;
+    case LDXI_ORDER_AUTO:
+        /* a failure on the rank the launcher saw stop first may explain anything;
+         * otherwise the cause must not be known to come later (2 s of slack for
+         * buffered output) */
+        if (!first_stopped && order_known(d, c, 2.0) > 0) return false;
+        break;
+    }
+    if (cs->within > 0) {
+        if (cs->within_seconds) {
+            if (c->ts_kind != LDX_TS_NONE && c->ts_kind == d->ts_kind &&
+                fabs(d->ts - c->ts) > cs->within)
+                return false;
+        } else if (fabs((double)d->line - (double)c->line) > cs->within) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Marks collateral diagnoses: those whose rule names (by class or id) another fired
- * rule in caused_by. When two rules name each other, the earlier one is the cause. */
-static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules)
+ * rule in caused_by, when the order of the two allows it. When two rules name each
+ * other, the earlier one is the cause. */
+static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
+                         const ldx_launcher_info *launcher)
 {
     for (size_t i = 0; i < n; i++) {
         const ldx_diagnosis *best = NULL;
         for (size_t j = 0; j < n; j++) {
-            if (i == j || !ldxi_rule_caused_by(rules[i], rules[j])) continue;
-            if (ldxi_rule_caused_by(rules[j], rules[i]) && d[j].line >= d[i].line) continue;
+            if (i == j) continue;
+            const ldxi_cause *cs = ldxi_rule_cause(rules[i], rules[j]);
+            if (!cs || !explains(&d[j], &d[i], cs, launcher)) continue;
+            if (ldxi_rule_cause(rules[j], rules[i]) && d[j].line >= d[i].line) continue;
             if (!best || d[j].line < best->line) best = &d[j];
         }
         if (best) {
@@ -283,7 +366,54 @@ static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules)
             d[i].cause = best->rule->id;
             d[i].score -= 1.0;
         }
+        /* evidence from the rank that stopped first points at the initiating failure */
+        if (launcher && launcher->rank >= 0 && d[i].rank == launcher->rank) d[i].score += 0.05;
     }
+}
+
+/* What the launcher's summary means for finding the cause: which rank to look at, and
+ * what its exit says when its own error is not in the log. */
+static char *launcher_note(const ldx_file_report *fr)
+{
+    const ldx_launcher_info *l = &fr->launcher;
+    if (!l->present || l->rank < 0) return NULL;
+    char where[96] = "";
+    if (l->host[0]) snprintf(where, sizeof where, " on host %s", l->host);
+    for (size_t i = 0; i < fr->n; i++) {
+        const ldx_diagnosis *d = &fr->diagnoses[i];
+        if (d->rank == l->rank && d->role != LDX_ROLE_COLLATERAL &&
+            strcmp(d->rule->klass, "launcher_child_failed") != 0)
+            return ldxi_asprintf("the launcher names rank %d%s as the first failure; its own "
+                                 "error is diagnosis [%zu] (%s, line %llu)",
+                                 l->rank, where, i + 1, d->rule->title,
+                                 (unsigned long long)d->line);
+    }
+    const char *sig = l->signame[0] ? l->signame : "";
+    if (l->signal == 9)
+        return ldxi_asprintf(
+            "the launcher names rank %d%s as the first failure: it was killed by SIGKILL "
+            "(exitcode -9) and left no error of its own. The kernel OOM killer is the usual "
+            "sender: check `dmesg -T | grep -i -E 'killed process|oom'` on that host and the "
+            "job's peak memory (`sacct -j JOB -o MaxRSS`, container memory limits)",
+            l->rank, where);
+    if (l->signal == 15 || l->signal == 1 || l->signal == 2)
+        return ldxi_asprintf("the launcher names rank %d%s as the first failure: it received "
+                             "signal %d %s from outside (scheduler, orchestrator or a person), "
+                             "not an error of its own",
+                             l->rank, where, l->signal, sig);
+    if (l->signal)
+        return ldxi_asprintf("the launcher names rank %d%s as the first failure: it died from "
+                             "signal %d %s (a crash in native code if SIGSEGV/SIGBUS/SIGABRT); "
+                             "run it with `faulthandler` enabled (PYTHONFAULTHANDLER=1) to see where",
+                             l->rank, where, l->signal, sig);
+    if (l->has_exitcode)
+        return ldxi_asprintf(
+            "the launcher names rank %d%s as the first failure (exitcode %d)%s: look at rank "
+            "%d's own traceback (its [rank%d]: lines, or torchrun --log-dir/--tee 3 output)",
+            l->rank, where, l->exitcode,
+            l->error_file_missing ? " and its error is not in this log (error_file: <N/A>)" : "",
+            l->rank, l->rank);
+    return NULL;
 }
 
 ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report **out)
@@ -312,7 +442,9 @@ ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report 
         fired[fr->n++] = r;
     }
     if (st == LDX_OK) {
-        assign_roles(fr->diagnoses, fr->n, fired);
+        const ldx_launcher_info *li = ldx_scanner_launcher(s);
+        if (li) fr->launcher = *li;
+        assign_roles(fr->diagnoses, fr->n, fired, li);
         refine_related(fr->diagnoses, fr->n);
         qsort(fr->diagnoses, fr->n, sizeof(ldx_diagnosis), diag_cmp);
         bool initiating = false;
@@ -323,6 +455,7 @@ ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report 
         }
     }
     free(fired);
+    if (st == LDX_OK) fr->launcher_note = launcher_note(fr);
     if (st != LDX_OK) {
         ldx_file_report_destroy(fr);
         return st;
@@ -361,6 +494,7 @@ void ldx_file_report_destroy(ldx_file_report *fr)
     for (size_t i = 0; i < fr->n; i++) free_diagnosis(&fr->diagnoses[i]);
     free(fr->diagnoses);
     ldx_msgs_destroy(fr->errors);
+    free(fr->launcher_note);
     free(fr->path);
     free(fr);
 }
@@ -371,4 +505,27 @@ int ldx_file_report_worst(const ldx_file_report *fr)
     for (size_t i = 0; i < fr->n; i++)
         if ((int)fr->diagnoses[i].rule->severity > w) w = (int)fr->diagnoses[i].rule->severity;
     return w;
+}
+
+void ldx_format_time(ldx_ts_kind kind, double ts, char *buf, size_t size)
+{
+    if (kind == LDX_TS_NONE) {
+        snprintf(buf, size, "-");
+        return;
+    }
+    if (kind == LDX_TS_BOOT) {
+        snprintf(buf, size, "+%.3fs", ts);
+        return;
+    }
+    time_t t = (time_t)floor(ts);
+    int ms = (int)floor((ts - floor(ts)) * 1000.0 + 0.5);
+    if (ms > 999) ms = 999;
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    if (kind == LDX_TS_WALL)
+        snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+    else
+        snprintf(buf, size, "%02d-%02d %02d:%02d:%02d.%03d", tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }

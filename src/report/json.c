@@ -57,6 +57,16 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
     if (d->cause) cJSON_AddStringToObject(o, "caused_by", d->cause);
     cJSON_AddNumberToObject(o, "line", (double)d->line);
     cJSON_AddItemToObject(o, "rank", rank_item(d->rank));
+    if (d->ts_kind != LDX_TS_NONE) {
+        char tb[40];
+        ldx_format_time(d->ts_kind, d->ts, tb, sizeof tb);
+        cJSON_AddStringToObject(o, "time", tb);
+    }
+    if (d->nranks) {
+        cJSON *ra = cJSON_AddArrayToObject(o, "ranks");
+        for (size_t i = 0; i < d->nranks; i++) cJSON_AddItemToArray(ra, cJSON_CreateNumber(d->ranks[i]));
+    }
+    cJSON_AddNumberToObject(o, "hits", (double)d->hits);
     cJSON *ev = cJSON_AddArrayToObject(o, "evidence");
     for (size_t i = 0; i < d->nevidence; i++) {
         const ldx_evidence *e = &d->evidence[i];
@@ -65,6 +75,13 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
         cJSON_AddStringToObject(eo, "text", e->text);
         cJSON_AddStringToObject(eo, "signal", e->signal);
         cJSON_AddItemToObject(eo, "rank", rank_item(e->rank));
+        if (e->ts_kind != LDX_TS_NONE) {
+            char tb[40];
+            ldx_format_time(e->ts_kind, e->ts, tb, sizeof tb);
+            cJSON_AddStringToObject(eo, "time", tb);
+        }
+        if (e->host[0]) cJSON_AddStringToObject(eo, "host", e->host);
+        if (e->step >= 0) cJSON_AddNumberToObject(eo, "step", (double)e->step);
         cJSON *caps = cJSON_AddObjectToObject(eo, "captures");
         for (size_t c = 0; c < e->ncaps; c++)
             cJSON_AddStringToObject(caps, e->caps[c].name, e->caps[c].value);
@@ -124,6 +141,20 @@ static ldx_status j_file(ldx_report *r, const ldx_file_report *fr)
     cJSON_AddNumberToObject(f, "lines", (double)fr->lines);
     cJSON *ds = cJSON_AddArrayToObject(f, "diagnoses");
     for (size_t i = 0; i < fr->n; i++) cJSON_AddItemToArray(ds, diagnosis(&fr->diagnoses[i]));
+    if (fr->launcher.present) {
+        const ldx_launcher_info *l = &fr->launcher;
+        cJSON *lo = cJSON_AddObjectToObject(f, "launcher");
+        cJSON_AddNumberToObject(lo, "line", (double)l->line);
+        cJSON_AddItemToObject(lo, "rank", rank_item(l->rank));
+        cJSON_AddItemToObject(lo, "local_rank", rank_item(l->local_rank));
+        if (l->has_exitcode) cJSON_AddNumberToObject(lo, "exitcode", l->exitcode);
+        if (l->signal) cJSON_AddNumberToObject(lo, "signal", l->signal);
+        if (l->host[0]) cJSON_AddStringToObject(lo, "host", l->host);
+        if (l->time[0]) cJSON_AddStringToObject(lo, "time", l->time);
+        cJSON_AddBoolToObject(lo, "error_file_missing", l->error_file_missing);
+        cJSON_AddNumberToObject(lo, "other_failures", l->other_failures);
+        if (fr->launcher_note) cJSON_AddStringToObject(lo, "note", fr->launcher_note);
+    }
     cJSON_AddItemToObject(f, "errors", ldxi_json_errors(fr->errors));
     cJSON_AddItemToArray(s->files, f);
     s->nfiles++;

@@ -168,6 +168,78 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     for (size_t i = 0; i < ri->verify.n; i++) wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
 }
 
+/* "rank 2", "ranks 0,1,3", "ranks 0-63 (64)" */
+static void rank_list(const ldx_diagnosis *d, char *buf, size_t size)
+{
+    if (!d->nranks) {
+        buf[0] = '\0';
+        return;
+    }
+    if (d->nranks == 1) {
+        snprintf(buf, size, "rank %d", d->ranks[0]);
+        return;
+    }
+    bool contiguous = d->ranks[d->nranks - 1] - d->ranks[0] == (int)d->nranks - 1;
+    if (contiguous && d->nranks > 3) {
+        snprintf(buf, size, "ranks %d-%d (%zu)", d->ranks[0], d->ranks[d->nranks - 1], d->nranks);
+        return;
+    }
+    size_t o = (size_t)snprintf(buf, size, "ranks ");
+    for (size_t i = 0; i < d->nranks && o < size; i++) {
+        if (i == 8) {
+            snprintf(buf + o, size - o, ",… (%zu)", d->nranks);
+            return;
+        }
+        o += (size_t)snprintf(buf + o, size - o, "%s%d", i ? "," : "", d->ranks[i]);
+    }
+}
+
+static size_t index_of(const ldx_file_report *fr, const char *id)
+{
+    for (size_t i = 0; i < fr->n; i++)
+        if (!strcmp(fr->diagnoses[i].rule->id, id)) return i + 1;
+    return 0;
+}
+
+static int by_line(const void *a, const void *b)
+{
+    const ldx_diagnosis *x = *(const ldx_diagnosis *const *)a, *y = *(const ldx_diagnosis *const *)b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* The short story of a multi-failure log: the initiating failure first (where, when,
+ * on which rank), then what followed, in the order it appeared. */
+static void print_story(ldx_report *r, const ldx_file_report *fr)
+{
+    FILE *fp = r->fp;
+    const ldx_diagnosis **v = malloc(fr->n * sizeof(*v));
+    if (!v) return;
+    size_t n = 0;
+    for (size_t i = 1; i < fr->n; i++) v[n++] = &fr->diagnoses[i];
+    qsort(v, n, sizeof(*v), by_line);
+    fprintf(fp, "\n%swhat happened%s\n", col(r, C_BOLD), col(r, C_RESET));
+    for (size_t k = 0; k <= n; k++) {
+        const ldx_diagnosis *d = k == 0 ? &fr->diagnoses[0] : v[k - 1];
+        char ranks[96], when[48] = "";
+        rank_list(d, ranks, sizeof ranks);
+        if (d->ts_kind != LDX_TS_NONE) {
+            char t[40];
+            ldx_format_time(d->ts_kind, d->ts, t, sizeof t);
+            snprintf(when, sizeof when, "%s, ", t);
+        }
+        fprintf(fp, "  %s %s[%zu]%s %sline %llu%s%s: %s", k == 0 ? "*" : "→",
+                col(r, C_BOLD), index_of(fr, d->rule->id), col(r, C_RESET), when,
+                (unsigned long long)d->line, ranks[0] ? ", " : "", ranks, d->rule->title);
+        if (d->hits > 1) fprintf(fp, " (%llu lines)", (unsigned long long)d->hits);
+        if (d->role == LDX_ROLE_COLLATERAL && d->cause)
+            fprintf(fp, " %s← follows [%zu]%s", col(r, C_DIM), index_of(fr, d->cause), col(r, C_RESET));
+        else if (k > 0)
+            fprintf(fp, " %s(independent)%s", col(r, C_DIM), col(r, C_RESET));
+        fputc('\n', fp);
+    }
+    free(v);
+}
+
 static ldx_status t_begin(ldx_report *r)
 {
     r->state = calloc(1, sizeof(text_state));
@@ -199,6 +271,11 @@ static ldx_status t_file(ldx_report *r, const ldx_file_report *fr)
                 col(r, C_RESET), top->rule->klass);
         if (top->rank >= 0) fprintf(fp, " on rank %d", top->rank);
         fprintf(fp, " at line %llu\n", (unsigned long long)top->line);
+        if (fr->n > 1) print_story(r, fr);
+    }
+    if (fr->launcher_note) {
+        fprintf(fp, "\n%slauncher%s\n", col(r, C_BOLD), col(r, C_RESET));
+        wrap(fp, fr->launcher_note, 2, r->opts.width, NULL);
     }
     for (size_t i = 0; i < fr->n; i++) print_block(r, i, &fr->diagnoses[i]);
     return LDX_OK;

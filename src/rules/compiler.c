@@ -272,11 +272,12 @@ long ldx_ruleset_find(const ldx_ruleset *rs, const char *id)
     return -1;
 }
 
-bool ldxi_rule_caused_by(const ldxi_rule *r, const ldxi_rule *other)
+const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other)
 {
     for (size_t k = 0; k < r->info.caused_by.n; k++) {
-        const char *cb = r->info.caused_by.v[k];
-        if (strcmp(cb, other->info.klass) == 0 || strcmp(cb, other->info.id) == 0) return true;
+        const char *cb = r->causes[k].name;
+        if (strcmp(cb, other->info.klass) == 0 || strcmp(cb, other->info.id) == 0)
+            return &r->causes[k];
     }
-    return false;
+    return NULL;
 }

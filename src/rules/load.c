@@ -33,6 +33,7 @@ static const char *const top_keys[] = {
 static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", NULL};
 static const char *const symptom_keys[] = {"symptom", "why", NULL};
 static const char *const example_keys[] = {"match", "no_match", NULL};
+static const char *const cause_keys[] = {"cause", "order", "within", NULL};
 
 static size_t edit_distance(const char *a, const char *b)
 {
@@ -382,6 +383,68 @@ static const unsigned *item_lines(ctx *c, const ldxi_ynode *map, const char *key
     return v;
 }
 
+/* "600 lines", "90 s", "10 min", "2 h" */
+static bool parse_within(const char *s, double *v, bool *seconds)
+{
+    char *end;
+    double d = strtod(s, &end);
+    if (end == s || !(d > 0)) return false;
+    while (*end == ' ') end++;
+    if (!strcmp(end, "lines") || !strcmp(end, "line")) *seconds = false;
+    else if (!strcmp(end, "s") || !strcmp(end, "sec") || !strcmp(end, "seconds")) *seconds = true;
+    else if (!strcmp(end, "min") || !strcmp(end, "minutes")) *seconds = true, d *= 60;
+    else if (!strcmp(end, "h") || !strcmp(end, "hours")) *seconds = true, d *= 3600;
+    else return false;
+    *v = d;
+    return true;
+}
+
+/* caused_by: a list of classes or rule ids, each optionally a mapping
+ * {cause: X, order: auto|any|earlier, within: "600 lines" | "10 min"}. */
+static void load_causes(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
+{
+    const ldxi_ynode *n = ldxi_ymap_get(root, "caused_by");
+    if (!n) return;
+    if (n->kind != LDXI_YSEQ) {
+        error_at(c, n, "'caused_by' must be a list of classes or rule ids");
+        return;
+    }
+    const char **names = ldxi_arena_alloc(c->arena, (n->n ? n->n : 1) * sizeof(char *));
+    ldxi_cause *causes = ldxi_arena_alloc(c->arena, (n->n ? n->n : 1) * sizeof(ldxi_cause));
+    if (!names || !causes) return;
+    size_t k = 0;
+    for (size_t i = 0; i < n->n; i++) {
+        const ldxi_ynode *it = n->items[i];
+        ldxi_cause cs = {.order = LDXI_ORDER_AUTO};
+        if (it->kind == LDXI_YSCALAR && *it->str) {
+            cs.name = it->str;
+        } else if (it->kind == LDXI_YMAP) {
+            check_keys(c, it, cause_keys, "caused_by");
+            cs.name = scalar(c, it, "cause", 1);
+            const char *ord = scalar(c, it, "order", 0);
+            if (ord) {
+                if (!strcmp(ord, "auto")) cs.order = LDXI_ORDER_AUTO;
+                else if (!strcmp(ord, "any")) cs.order = LDXI_ORDER_ANY;
+                else if (!strcmp(ord, "earlier")) cs.order = LDXI_ORDER_EARLIER;
+                else error_at(c, ldxi_ymap_get(it, "order"), "order must be auto, any or earlier");
+            }
+            const char *w = scalar(c, it, "within", 0);
+            if (w && !parse_within(w, &cs.within, &cs.within_seconds))
+                error_at(c, ldxi_ymap_get(it, "within"),
+                         "within must be like \"600 lines\", \"90 s\", \"10 min\" or \"2 h\"");
+        } else {
+            error_at(c, it, "items of 'caused_by' are classes, rule ids or {cause: ..., order: ..., within: ...}");
+            continue;
+        }
+        if (!cs.name) continue;
+        names[k] = cs.name;
+        causes[k++] = cs;
+    }
+    r->info.caused_by.v = names;
+    r->info.caused_by.n = k;
+    r->causes = causes;
+}
+
 static void load_examples(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
 {
     const ldxi_ynode *en = ldxi_ymap_get(root, "examples");
@@ -461,7 +524,7 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
     ri->tags = strlist(&c, root, "tags", 0, 0);
     ri->affects = strlist(&c, root, "affects", 0, 0);
     ri->related = strlist(&c, root, "related", 0, 0);
-    ri->caused_by = strlist(&c, root, "caused_by", 0, 0);
+    load_causes(&c, root, r);
     ri->summary = trim_end(&c, scalar(&c, root, "summary", 1));
     ri->root_cause = trim_end(&c, scalar(&c, root, "root_cause", 1));
     ri->fix = strlist(&c, root, "fix", 1, 1);

@@ -16,10 +16,26 @@ typedef struct {
     size_t ncaps;
 } ldxi_sigc;
 
+/* One caused_by entry: the cause (class or rule id) and how the two must be ordered
+ * for the cause to explain this rule. */
+typedef enum {
+    LDXI_ORDER_AUTO = 0, /* the cause must not be later where the log lets us tell */
+    LDXI_ORDER_ANY,      /* anywhere in the log */
+    LDXI_ORDER_EARLIER   /* strictly earlier, in time when both lines say, else in lines */
+} ldxi_order;
+
+typedef struct {
+    const char *name;
+    ldxi_order order;
+    double within;       /* 0: no limit; else at most this far before */
+    bool within_seconds; /* within is seconds (else lines) */
+} ldxi_cause;
+
 typedef struct ldxi_rule {
     ldx_rule_info info;
     ldxi_sigc *sigs;       /* info.nsignals of them */
     ldxi_cond *cond;       /* NULL: any symptom fires */
+    ldxi_cause *causes;    /* info.caused_by.n of them */
     double total_weight;   /* of all signals */
     size_t index;          /* position in the ruleset */
     const char *canon;     /* the file's canonical path, when it came from disk */
@@ -44,7 +60,7 @@ extern const size_t ldxi_builtin_rules_count;
 extern const ldxi_embedded ldxi_builtin_taxonomy[];
 extern const size_t ldxi_builtin_taxonomy_count;
 
-/* Does rule r list class or id of other in its caused_by? */
-bool ldxi_rule_caused_by(const ldxi_rule *r, const ldxi_rule *other);
+/* The caused_by entry of r that names other (by class or id), or NULL. */
+const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other);
 
 #endif

@@ -6,6 +6,7 @@
 
 #include "logdx/scan.h"
 #include "../rules/ruleset_int.h"
+#include "launcher.h"
 
 #define LDXI_EV_FIRST 3      /* evidence kept per signal: the first few hits ... */
 #define LDXI_EV_TEXT 300     /* ... with their text cut to this many bytes */
@@ -17,6 +18,7 @@
 typedef struct {
     uint64_t line;
     int rank;
+    ldx_line_info info;   /* time, host, step of the line */
     char *text;
     char **caps;   /* one per named capture of the signal; NULL when it did not take part */
 } ldxi_hit;
@@ -50,10 +52,12 @@ typedef struct {
 struct ldx_scanner {
     const ldx_ruleset *rs;
     ldxi_sigstate **st;   /* st[rule][signal] */
+    uint64_t *rule_lines; /* lines on which any signal of a rule hit */
     pcre2_match_data *md;
     char *clean;          /* the line without ANSI escapes */
     uint64_t lines;
     uint64_t truncated;
+    ldxi_launcher launcher;
 };
 
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);

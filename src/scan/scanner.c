@@ -13,9 +13,10 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     if (!s) return LDX_ENOMEM;
     s->rs = rs;
     s->st = calloc(rs->n ? rs->n : 1, sizeof(*s->st));
+    s->rule_lines = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
     s->md = pcre2_match_data_create(rs->max_groups ? rs->max_groups : 1, NULL);
     s->clean = malloc(LDX_LINE_MAX + 1);
-    if (!s->st || !s->md || !s->clean) {
+    if (!s->st || !s->rule_lines || !s->md || !s->clean) {
         ldx_scanner_destroy(s);
         return LDX_ENOMEM;
     }
@@ -56,6 +57,8 @@ static void clear(ldx_scanner *s)
         }
     }
     s->lines = s->truncated = 0;
+    memset(&s->launcher, 0, sizeof s->launcher);
+    if (s->rule_lines) memset(s->rule_lines, 0, s->rs->n * sizeof(uint64_t));
 }
 
 void ldx_scanner_reset(ldx_scanner *s) { clear(s); }
@@ -67,6 +70,7 @@ void ldx_scanner_destroy(ldx_scanner *s)
     if (s->st)
         for (size_t i = 0; i < s->rs->n; i++) free(s->st[i]);
     free(s->st);
+    free(s->rule_lines);
     pcre2_match_data_free(s->md);
     free(s->clean);
     free(s);
@@ -74,6 +78,11 @@ void ldx_scanner_destroy(ldx_scanner *s)
 
 uint64_t ldx_scanner_lines(const ldx_scanner *s) { return s->lines; }
 uint64_t ldx_scanner_truncated(const ldx_scanner *s) { return s->truncated; }
+
+const ldx_launcher_info *ldx_scanner_launcher(const ldx_scanner *s)
+{
+    return s->launcher.info.present ? &s->launcher.info : NULL;
+}
 
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig)
 {
@@ -128,12 +137,21 @@ static void add_number(ldxi_numstat *ns, int rank, double v)
 
 static char *cut(const char *p, size_t n, size_t max) { return ldx_display_text(p, n, max); }
 
+/* What the current line says about itself, parsed on its first hit only. */
+typedef struct {
+    bool parsed;
+    ldx_line_info li;
+} line_ctx;
+
 static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *ss,
-                   const char *text, size_t len, uint64_t lineno, int *rank_cache)
+                   const char *text, size_t len, uint64_t lineno, line_ctx *lc)
 {
     const ldxi_sigc *sc = &r->sigs[k];
-    if (*rank_cache == -2) *rank_cache = ldx_line_rank(text, len);
-    int rank = *rank_cache;
+    if (!lc->parsed) {
+        ldx_line_parse(text, len, &lc->li);
+        lc->parsed = true;
+    }
+    int rank = lc->li.rank;
     ss->count++;
     if (rank >= 0 && rank < LDXI_RANK_BITS) {
         uint64_t bit = (uint64_t)1 << (rank % 64);
@@ -164,6 +182,7 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
     }
     h->line = lineno;
     h->rank = rank;
+    h->info = lc->li;
     h->text = cut(text, len, LDXI_EV_TEXT);
     h->caps = NULL;
     if (sc->ncaps) {
@@ -186,13 +205,20 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
         len = ldx_strip_ansi(text, len, s->clean);
         text = s->clean;
     }
-    int rank = -2; /* computed on the first hit only */
+    line_ctx lc = {.parsed = false};
+    /* cheap test first: the summary's lines all have a ':' */
+    if (s->launcher.state || memchr(text, ':', len)) ldxi_launcher_feed(&s->launcher, text, len, line->lineno);
     for (size_t i = 0; i < s->rs->n; i++) {
         const ldxi_rule *r = s->rs->rules[i];
+        bool hit = false;
         for (size_t k = 0; k < r->info.nsignals; k++) {
             int rc = pcre2_match(r->sigs[k].code, (PCRE2_SPTR)text, len, 0, 0, s->md, NULL);
-            if (rc >= 0) record(s, r, k, &s->st[i][k], text, len, line->lineno, &rank);
+            if (rc >= 0) {
+                record(s, r, k, &s->st[i][k], text, len, line->lineno, &lc);
+                hit = true;
+            }
         }
+        s->rule_lines[i] += hit;
     }
     return LDX_OK;
 }

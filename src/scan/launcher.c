@@ -1,0 +1,128 @@
+/* Reads torch.distributed.elastic's ChildFailedError summary:
+ *
+ *   Failures:
+ *     <NO_OTHER_FAILURES>          (or "[1]:" entries with the same fields)
+ *   ------------------------------------------------------------
+ *   Root Cause (first observed failure):
+ *   [0]:
+ *     time      : 2023-06-01_10:00:00
+ *     host      : node-1
+ *     rank      : 2 (local_rank: 2)
+ *     exitcode  : -9 (pid: 1234)
+ *     error_file: <N/A>
+ *     traceback : Signal 9 (SIGKILL) received by PID 1234
+ *   ============================================================
+ *
+ * The launcher knows which rank stopped first, which is the best single hint to the
+ * initiating failure in a multi-rank log, and whether that rank's own error is in the
+ * log at all. Lines may carry prefixes (timestamps, "[default0]:"), so keys are found
+ * after leading blanks and any such prefix. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "launcher.h"
+
+static const char *find(const char *s, size_t n, const char *what)
+{
+    size_t wl = strlen(what);
+    for (size_t i = 0; i + wl <= n; i++)
+        if (s[i] == what[0] && memcmp(s + i, what, wl) == 0) return s + i;
+    return NULL;
+}
+
+static void copy_value(char *dst, size_t size, const char *v, const char *end)
+{
+    while (v < end && isspace((unsigned char)*v)) v++;
+    while (end > v && isspace((unsigned char)end[-1])) end--;
+    size_t n = (size_t)(end - v);
+    if (n >= size) n = size - 1;
+    memcpy(dst, v, n);
+    dst[n] = '\0';
+}
+
+/* "  key : value" -> key and value spans; false when the line is not of that shape. */
+static bool key_value(const char *s, size_t n, const char **key, size_t *klen,
+                      const char **val, const char *const keys[])
+{
+    for (const char *const *k = keys; *k; k++) {
+        const char *p = find(s, n < 200 ? n : 200, *k);
+        if (!p) continue;
+        const char *q = p + strlen(*k);
+        const char *end = s + n;
+        while (q < end && *q == ' ') q++;
+        if (q >= end || *q != ':') continue;
+        if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        *key = *k;
+        *klen = strlen(*k);
+        *val = q + 1;
+        return true;
+    }
+    return false;
+}
+
+static const char *const keys[] = {"time", "host", "rank", "exitcode", "error_file",
+                                   "traceback", NULL};
+
+void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t lineno)
+{
+    if (n > 4096) return;
+    if (find(s, n, "Root Cause (first observed failure):")) {
+        memset(&l->info, 0, sizeof l->info);
+        l->info.present = true;
+        l->info.line = lineno;
+        l->info.rank = l->info.local_rank = -1;
+        l->info.other_failures = l->pending_failures;
+        l->state = 2;
+        return;
+    }
+    if (find(s, n, "Failures:") && !find(s, n, "Root Cause")) {
+        l->state = 1;
+        l->pending_failures = 0;
+        return;
+    }
+    if (l->state == 0) return;
+    if (find(s, n, "=====")) {
+        l->state = 0;
+        return;
+    }
+    if (l->state == 1) {
+        /* another failed rank: each entry has its own "rank :" line */
+        const char *key, *val;
+        size_t kl;
+        if (key_value(s, n, &key, &kl, &val, keys) && !strcmp(key, "rank")) l->pending_failures++;
+        return;
+    }
+    const char *key, *val;
+    size_t kl;
+    if (!key_value(s, n, &key, &kl, &val, keys)) return;
+    const char *end = s + n;
+    ldx_launcher_info *li = &l->info;
+    if (!strcmp(key, "time")) {
+        copy_value(li->time, sizeof li->time, val, end);
+    } else if (!strcmp(key, "host")) {
+        copy_value(li->host, sizeof li->host, val, end);
+    } else if (!strcmp(key, "rank")) {
+        li->rank = (int)strtol(val, NULL, 10);
+        const char *lr = find(val, (size_t)(end - val), "local_rank:");
+        if (lr) li->local_rank = (int)strtol(lr + 11, NULL, 10);
+    } else if (!strcmp(key, "exitcode")) {
+        char *e;
+        long v = strtol(val, &e, 10);
+        if (e != val) {
+            li->has_exitcode = true;
+            li->exitcode = (int)v;
+            if (v < 0) li->signal = (int)-v;
+        }
+    } else if (!strcmp(key, "error_file")) {
+        li->error_file_missing = find(val, (size_t)(end - val), "<N/A>") != NULL;
+    } else if (!strcmp(key, "traceback")) {
+        const char *sig = find(val, (size_t)(end - val), "Signal ");
+        if (sig) {
+            li->signal = (int)strtol(sig + 7, NULL, 10);
+            const char *open = memchr(sig, '(', (size_t)(end - sig));
+            const char *close = open ? memchr(open, ')', (size_t)(end - open)) : NULL;
+            if (open && close) copy_value(li->signame, sizeof li->signame, open + 1, close);
+        }
+    }
+}

@@ -1,0 +1,15 @@
+/* The launcher-summary reader, fed every line by the scanner. */
+#ifndef LDX_SCAN_LAUNCHER_H
+#define LDX_SCAN_LAUNCHER_H
+
+#include "logdx/scan.h"
+
+typedef struct {
+    int state;                 /* 0 outside, 1 in "Failures:", 2 in the root cause */
+    unsigned pending_failures;
+    ldx_launcher_info info;    /* the last complete summary wins */
+} ldxi_launcher;
+
+void ldxi_launcher_feed(ldxi_launcher *l, const char *text, size_t len, uint64_t lineno);
+
+#endif
