@@ -7,7 +7,7 @@
 #include "cli.h"
 
 const cli_option cli_options[] = {
-    {"format", 'f', "FMT", "output format: text (default) or json"},
+    {"format", 'f', "FMT", "output format: text (default), json, sarif, junit or github"},
     {"rules", 'r', "PATH", "add rule files or folders (repeatable); a rule with a built-in's id replaces it"},
     {"no-default-rules", 0, NULL, "leave the built-in rules out"},
     {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never"},

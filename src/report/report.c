@@ -3,9 +3,11 @@
 
 #include "report_int.h"
 
-static const ldxi_format *const formats[] = {&ldxi_format_text, &ldxi_format_json};
+static const ldxi_format *const formats[] = {&ldxi_format_text, &ldxi_format_json,
+                                             &ldxi_format_sarif, &ldxi_format_junit,
+                                             &ldxi_format_github};
 
-static const char *const names[] = {"text", "json", NULL};
+static const char *const names[] = {"text", "json", "sarif", "junit", "github", NULL};
 
 const char *const *ldx_report_formats(void) { return names; }
 

@@ -24,5 +24,14 @@ struct ldxi_format {
 
 extern const ldxi_format ldxi_format_text;
 extern const ldxi_format ldxi_format_json;
+extern const ldxi_format ldxi_format_sarif;
+extern const ldxi_format ldxi_format_junit;
+extern const ldxi_format ldxi_format_github;
+
+/* A malloc'd copy of s that is valid UTF-8 (each invalid byte becomes U+FFFD) with no
+ * control characters but tab and line ends (others become spaces), so that a file name
+ * of any bytes can go into JSON, XML or a workflow command; NULL when out of memory.
+ * Defined in sarif.c. */
+char *ldxi_report_utf8(const char *s);
 
 #endif

@@ -16,6 +16,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -29,18 +30,24 @@ typedef struct {
     size_t err_off;
     int failed;
     int depth;
+    int ntrack;
 } parser;
 
 static const struct {
     const char *name;
     ldxi_func f;
-    int kind; /* 0: (sig)  1: (sig.cap)  2: (sig.cap, N)  3: (sig, sig) */
+    /* 0: (sig)  1: (sig.cap)  2: (sig.cap, N)  3: (sig, sig)  4: ()
+     * 5: (sig, sig, N lines|N s) */
+    int kind;
 } funcs[] = {
     {"count", LDXI_F_COUNT, 0},    {"ranks", LDXI_F_RANKS, 0},   {"max", LDXI_F_MAX, 1},
     {"min", LDXI_F_MIN, 1},        {"first", LDXI_F_FIRST, 1},   {"last", LDXI_F_LAST, 1},
     {"sum", LDXI_F_SUM, 1},        {"avg", LDXI_F_AVG, 1},       {"points", LDXI_F_POINTS, 1},
     {"rising", LDXI_F_RISING, 2},  {"falling", LDXI_F_FALLING, 2},
     {"growth", LDXI_F_GROWTH, 1},  {"before", LDXI_F_BEFORE, 3},
+    {"then", LDXI_F_THEN, 5},      {"after", LDXI_F_AFTER, 3},   {"others", LDXI_F_OTHERS, 3},
+    {"first_line", LDXI_F_FIRST_LINE, 0}, {"last_line", LDXI_F_LAST_LINE, 0},
+    {"lines", LDXI_F_LINES, 4},
 };
 
 static void fail(parser *p, size_t off, const char *fmt, const char *arg)
@@ -177,6 +184,40 @@ static int number(parser *p, double *out)
 
 static ldxi_cond *parse_expr(parser *p);
 
+/* then()'s window: ", 50 lines" or ", 90 s" / "10 min" */
+static int window(parser *p, ldxi_cond *f)
+{
+    if (!expect(p, ',')) return 0;
+    skip_ws(p);
+    const char *s = p->src + p->pos;
+    size_t off = p->pos, n = 0;
+    while (isdigit((unsigned char)s[n]) || s[n] == '.') n++;
+    char *end;
+    double v = strtod(s, &end);
+    if (!n || end != s + n || !(v > 0)) {
+        fail(p, off, "expected a window such as '50 lines' or '90 s'%s", NULL);
+        return 0;
+    }
+    p->pos += n;
+    skip_ws(p);
+    char unit[16];
+    size_t uoff = p->pos;
+    if (!ident(p, unit, sizeof unit)) {
+        fail(p, uoff, "give the window a unit: lines, s, min or h%s", NULL);
+        return 0;
+    }
+    if (!strcmp(unit, "lines") || !strcmp(unit, "line")) f->seconds = 0;
+    else if (!strcmp(unit, "s") || !strcmp(unit, "sec") || !strcmp(unit, "seconds")) f->seconds = 1;
+    else if (!strcmp(unit, "min") || !strcmp(unit, "minutes")) f->seconds = 1, v *= 60;
+    else if (!strcmp(unit, "h") || !strcmp(unit, "hours")) f->seconds = 1, v *= 3600;
+    else {
+        fail(p, uoff, "unknown window unit '%s' (lines, s, min, h)", unit);
+        return 0;
+    }
+    f->num = v;
+    return 1;
+}
+
 static ldxi_cond *parse_term(parser *p)
 {
     skip_ws(p);
@@ -210,24 +251,30 @@ static ldxi_cond *parse_term(parser *p)
             ldxi_cond *f = node(p, LDXI_C_FUNC, off);
             if (!f) return NULL;
             f->func = funcs[i].f;
-            int ok = funcs[i].kind == 0 || funcs[i].kind == 3 ? sig_ref(p, &f->sig)
-                                                               : cap_ref(p, &f->sig, &f->cap);
-            if (!ok) return NULL;
-            if (funcs[i].kind == 2 || funcs[i].kind == 3) {
+            f->track = -1;
+            int kind = funcs[i].kind;
+            if (kind != 4) {
+                int ok = kind == 1 || kind == 2 ? cap_ref(p, &f->sig, &f->cap)
+                                                : sig_ref(p, &f->sig);
+                if (!ok) return NULL;
+            }
+            if (kind == 2 || kind == 3 || kind == 5) {
                 if (!expect(p, ',')) return NULL;
                 skip_ws(p);
-                if (funcs[i].kind == 3) {
-                    if (!sig_ref(p, &f->sig2)) return NULL;
-                } else {
-                    size_t noff = p->pos;
-                    if (!number(p, &f->num)) return NULL;
-                    if (f->num < 2 || f->num != floor(f->num)) {
-                        fail(p, noff, "the number of points must be a whole number >= 2%s",
-                             NULL);
-                        return NULL;
-                    }
+            }
+            if (kind == 3 || kind == 5) {
+                if (!sig_ref(p, &f->sig2)) return NULL;
+            }
+            if (kind == 2) {
+                size_t noff = p->pos;
+                if (!number(p, &f->num)) return NULL;
+                if (f->num < 2 || f->num != floor(f->num)) {
+                    fail(p, noff, "the number of points must be a whole number >= 2%s", NULL);
+                    return NULL;
                 }
             }
+            if (kind == 5 && !window(p, f)) return NULL;
+            if (f->func == LDXI_F_THEN || f->func == LDXI_F_AFTER) f->track = p->ntrack++;
             if (!expect(p, ')')) return NULL;
             return f;
         }
@@ -426,6 +473,12 @@ double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env)
         switch (c->func) {
         case LDXI_F_COUNT: return env->count(env->ctx, c->sig);
         case LDXI_F_RANKS: return env->ranks(env->ctx, c->sig);
+        case LDXI_F_THEN:
+        case LDXI_F_AFTER: return env->track(env->ctx, c->track);
+        case LDXI_F_OTHERS: return env->others(env->ctx, c->sig, c->sig2);
+        case LDXI_F_FIRST_LINE: return env->first_line(env->ctx, c->sig);
+        case LDXI_F_LAST_LINE: return env->last_line(env->ctx, c->sig);
+        case LDXI_F_LINES: return env->lines(env->ctx);
         case LDXI_F_BEFORE: {
             double a = env->first_line(env->ctx, c->sig), b = env->first_line(env->ctx, c->sig2);
             return (!isnan(a) && !isnan(b) && a < b) ? 1.0 : 0.0;
@@ -439,8 +492,49 @@ double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env)
 void ldxi_cond_signals(const ldxi_cond *c, void (*fn)(int sig, void *ctx), void *ctx)
 {
     if (!c) return;
-    if (c->kind == LDXI_C_SIG || c->kind == LDXI_C_FUNC) fn(c->sig, ctx);
-    if (c->kind == LDXI_C_FUNC && c->func == LDXI_F_BEFORE) fn(c->sig2, ctx);
+    if (c->kind == LDXI_C_SIG || (c->kind == LDXI_C_FUNC && c->func != LDXI_F_LINES))
+        fn(c->sig, ctx);
+    if (c->kind == LDXI_C_FUNC && c->sig2 >= 0) fn(c->sig2, ctx);
     ldxi_cond_signals(c->l, fn, ctx);
     ldxi_cond_signals(c->r, fn, ctx);
+}
+
+static void collect(const ldxi_cond *c, ldxi_tracker *v)
+{
+    if (!c) return;
+    if (c->kind == LDXI_C_FUNC && c->track >= 0) {
+        ldxi_tracker *t = &v[c->track];
+        t->kind = c->func;
+        if (c->func == LDXI_F_THEN) {
+            t->a = c->sig;
+            t->b = c->sig2;
+            t->window = c->num;
+            t->seconds = c->seconds;
+        } else { /* after(b, a): b counted since the last a */
+            t->a = c->sig2;
+            t->b = c->sig;
+        }
+    }
+    collect(c->l, v);
+    collect(c->r, v);
+}
+
+static int max_track(const ldxi_cond *c)
+{
+    if (!c) return -1;
+    int m = c->kind == LDXI_C_FUNC ? c->track : -1;
+    int l = max_track(c->l), r = max_track(c->r);
+    return m > l ? (m > r ? m : r) : (l > r ? l : r);
+}
+
+size_t ldxi_cond_trackers(const ldxi_cond *c, ldx_arena *a, ldxi_tracker **out)
+{
+    int n = max_track(c) + 1;
+    *out = NULL;
+    if (n <= 0) return 0;
+    *out = ldxi_arena_alloc(a, (size_t)n * sizeof(ldxi_tracker));
+    if (!*out) return 0;
+    memset(*out, 0, (size_t)n * sizeof(ldxi_tracker));
+    collect(c, *out);
+    return (size_t)n;
 }

@@ -3,6 +3,8 @@
  *   oom and not retry_ok          count(timeout) >= 3        ranks(t) >= 2
  *   max(mem.bytes) > 1GiB         rising(mem.bytes, 3)       before(oom, timeout)
  *   last(f.unalloc) >= 0.5 * last(f.req)
+ *   then(oom, timeout, 600 s) >= 1   others(oom, timeout) >= 3    after(beat, step) >= 5
+ *   lines() - last_line(step) > 100
  *
  * Parsing resolves signal and capture names to indices, so evaluation never looks up
  * strings. Evaluation asks the caller for the numbers through ldxi_cond_env, which
@@ -18,7 +20,8 @@
 typedef enum {
     LDXI_F_COUNT, LDXI_F_RANKS, LDXI_F_MAX, LDXI_F_MIN, LDXI_F_FIRST, LDXI_F_LAST,
     LDXI_F_SUM, LDXI_F_AVG, LDXI_F_POINTS, LDXI_F_RISING, LDXI_F_FALLING, LDXI_F_GROWTH,
-    LDXI_F_BEFORE
+    LDXI_F_BEFORE, LDXI_F_THEN, LDXI_F_AFTER, LDXI_F_OTHERS, LDXI_F_FIRST_LINE,
+    LDXI_F_LAST_LINE, LDXI_F_LINES
 } ldxi_func;
 
 typedef enum { LDXI_C_NUM, LDXI_C_SIG, LDXI_C_FUNC, LDXI_C_NOT, LDXI_C_AND, LDXI_C_OR,
@@ -33,7 +36,9 @@ typedef struct ldxi_cond {
     char aop;         /* ARITH: one of + - * / */
     ldxi_func func;   /* FUNC */
     int sig, cap;     /* SIG, FUNC: signal index; capture index or -1 */
-    int sig2;         /* before(a, b): the second signal */
+    int sig2;         /* before(a, b), then(a, b, N), after(b, a), others(a, b) */
+    int track;        /* then/after: index of the streaming tracker that counts it */
+    int seconds;      /* then: the window N is in seconds (else lines) */
     unsigned off;     /* offset in the source, for messages */
     struct ldxi_cond *l, *r;
 } ldxi_cond;
@@ -45,10 +50,23 @@ typedef struct {
     size_t ncaps;
 } ldxi_cond_sig;
 
+/* Sequences cannot be judged from per-signal summaries, so the scanner counts them as
+ * it goes: then(a, b, N) counts hits of b within N lines (or seconds) after a hit of a;
+ * after(b, a) counts hits of b since the last hit of a. Parsing numbers the trackers
+ * a condition needs, from 0; *ntrack returns how many. */
+typedef struct {
+    ldxi_func kind;  /* LDXI_F_THEN or LDXI_F_AFTER */
+    int a, b;        /* then: a then b; after: b counted after the last a */
+    double window;   /* then: lines or seconds */
+    int seconds;
+} ldxi_tracker;
+
 /* On error returns LDX_EPARSE with a message in err and its byte offset in *err_off. */
 ldx_status ldxi_cond_parse(const char *src, const ldxi_cond_sig *sigs, size_t nsigs,
                            ldx_arena *a, ldxi_cond **out, size_t *err_off, char *err,
                            size_t errsize);
+/* The trackers of a parsed condition, in index order, into an arena array. */
+size_t ldxi_cond_trackers(const ldxi_cond *c, ldx_arena *a, ldxi_tracker **out);
 
 typedef struct {
     void *ctx;
@@ -58,6 +76,10 @@ typedef struct {
     /* One aggregate of a capture's numbers (LDXI_F_MAX .. LDXI_F_GROWTH); NAN when
      * there are none. For rising/falling, 1 or 0; arg is their N. */
     double (*stat)(void *ctx, int sig, int cap, ldxi_func f, double arg);
+    double (*last_line)(void *ctx, int sig);  /* NAN when the signal never hit */
+    double (*others)(void *ctx, int a, int b); /* ranks where b hit and a did not */
+    double (*track)(void *ctx, int index);     /* a then/after tracker's count */
+    double (*lines)(void *ctx);                /* lines in the log */
 } ldxi_cond_env;
 
 double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env);

@@ -338,6 +338,8 @@ static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
         ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, cn->line,
                      cn->quoted == 2 ? cn->col : col_of(cn, off), "condition: %s", err);
         c->errors++;
+    } else {
+        r->ntrackers = ldxi_cond_trackers(r->cond, c->arena, &r->trackers);
     }
     free(cs);
 }

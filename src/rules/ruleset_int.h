@@ -36,6 +36,8 @@ typedef struct ldxi_rule {
     ldxi_sigc *sigs;       /* info.nsignals of them */
     ldxi_cond *cond;       /* NULL: any symptom fires */
     ldxi_cause *causes;    /* info.caused_by.n of them */
+    ldxi_tracker *trackers; /* sequences the scanner must count for the condition */
+    size_t ntrackers;
     double total_weight;   /* of all signals */
     size_t index;          /* position in the ruleset */
     const char *canon;     /* the file's canonical path, when it came from disk */

@@ -49,10 +49,18 @@ typedef struct {
     ldxi_numstat *nums;  /* one per named capture, allocated on the first number */
 } ldxi_sigstate;
 
+typedef struct {
+    uint64_t last_a_line;   /* 0: a has not hit yet */
+    ldx_ts_kind last_a_kind;
+    double last_a_ts;
+    uint64_t count;
+} ldxi_trackstate;
+
 struct ldx_scanner {
     const ldx_ruleset *rs;
     ldxi_sigstate **st;   /* st[rule][signal] */
     uint64_t *rule_lines; /* lines on which any signal of a rule hit */
+    ldxi_trackstate **trk; /* trk[rule][tracker] */
     pcre2_match_data *md;
     char *clean;          /* the line without ANSI escapes */
     uint64_t lines;
@@ -61,6 +69,7 @@ struct ldx_scanner {
 };
 
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);
+const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t);
 
 /* Aggregates for conditions; NAN when there are no values. */
 double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg);

@@ -14,16 +14,19 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     s->rs = rs;
     s->st = calloc(rs->n ? rs->n : 1, sizeof(*s->st));
     s->rule_lines = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
+    s->trk = calloc(rs->n ? rs->n : 1, sizeof(*s->trk));
     s->md = pcre2_match_data_create(rs->max_groups ? rs->max_groups : 1, NULL);
     s->clean = malloc(LDX_LINE_MAX + 1);
-    if (!s->st || !s->rule_lines || !s->md || !s->clean) {
+    if (!s->st || !s->rule_lines || !s->trk || !s->md || !s->clean) {
         ldx_scanner_destroy(s);
         return LDX_ENOMEM;
     }
     for (size_t i = 0; i < rs->n; i++) {
         size_t ns = rs->rules[i]->info.nsignals;
         s->st[i] = calloc(ns ? ns : 1, sizeof(ldxi_sigstate));
-        if (!s->st[i]) {
+        size_t nt = rs->rules[i]->ntrackers;
+        if (nt) s->trk[i] = calloc(nt, sizeof(ldxi_trackstate));
+        if (!s->st[i] || (nt && !s->trk[i])) {
             ldx_scanner_destroy(s);
             return LDX_ENOMEM;
         }
@@ -59,6 +62,8 @@ static void clear(ldx_scanner *s)
     s->lines = s->truncated = 0;
     memset(&s->launcher, 0, sizeof s->launcher);
     if (s->rule_lines) memset(s->rule_lines, 0, s->rs->n * sizeof(uint64_t));
+    for (size_t i = 0; s->trk && i < s->rs->n; i++)
+        if (s->trk[i]) memset(s->trk[i], 0, s->rs->rules[i]->ntrackers * sizeof(ldxi_trackstate));
 }
 
 void ldx_scanner_reset(ldx_scanner *s) { clear(s); }
@@ -67,9 +72,12 @@ void ldx_scanner_destroy(ldx_scanner *s)
 {
     if (!s) return;
     clear(s);
-    if (s->st)
-        for (size_t i = 0; i < s->rs->n; i++) free(s->st[i]);
+    for (size_t i = 0; i < s->rs->n; i++) {
+        if (s->st) free(s->st[i]);
+        if (s->trk) free(s->trk[i]);
+    }
     free(s->st);
+    free(s->trk);
     free(s->rule_lines);
     pcre2_match_data_free(s->md);
     free(s->clean);
@@ -87,6 +95,42 @@ const ldx_launcher_info *ldx_scanner_launcher(const ldx_scanner *s)
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig)
 {
     return &s->st[rule][sig];
+}
+
+const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t)
+{
+    return &s->trk[rule][t];
+}
+
+/* Sequences: a hit of signal k moves every tracker of the rule that watches k. The
+ * window of then() is checked against the latest hit of a, so "b within N after some
+ * a" is counted exactly without keeping a history. */
+static void track(ldx_scanner *s, const ldxi_rule *r, size_t i, size_t k, uint64_t lineno,
+                  const ldx_line_info *li)
+{
+    for (size_t t = 0; t < r->ntrackers; t++) {
+        const ldxi_tracker *tr = &r->trackers[t];
+        ldxi_trackstate *ts = &s->trk[i][t];
+        if ((size_t)tr->b == k) {
+            if (tr->kind == LDXI_F_AFTER) {
+                ts->count++;
+            } else if (ts->last_a_line) {
+                bool in;
+                if (tr->seconds)
+                    in = li->ts_kind != LDX_TS_NONE && li->ts_kind == ts->last_a_kind &&
+                         li->ts >= ts->last_a_ts && li->ts - ts->last_a_ts <= tr->window;
+                else
+                    in = (double)(lineno - ts->last_a_line) <= tr->window;
+                ts->count += in;
+            }
+        }
+        if ((size_t)tr->a == k) {
+            ts->last_a_line = lineno;
+            ts->last_a_kind = li->ts_kind;
+            ts->last_a_ts = li->ts;
+            if (tr->kind == LDXI_F_AFTER) ts->count = 0;
+        }
+    }
 }
 
 static void add_sample(ldxi_series *se, double v)
@@ -215,6 +259,7 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
             int rc = pcre2_match(r->sigs[k].code, (PCRE2_SPTR)text, len, 0, 0, s->md, NULL);
             if (rc >= 0) {
                 record(s, r, k, &s->st[i][k], text, len, line->lineno, &lc);
+                if (r->ntrackers) track(s, r, i, k, line->lineno, &lc.li);
                 hit = true;
             }
         }

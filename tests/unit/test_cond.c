@@ -40,7 +40,7 @@ static int eval(ldx_arena *a, const char *src, fake *f)
     char err[256];
     ldxi_cond *c = parse(a, src, &off, err);
     if (!c) fail_msg("parse failed: %s at %zu", err, off);
-    ldxi_cond_env env = {f, f_count, f_ranks, f_first, f_stat};
+    ldxi_cond_env env = {f, f_count, f_ranks, f_first, f_stat, NULL, NULL, NULL, NULL};
     return ldxi_cond_true(ldxi_cond_eval(c, &env));
 }
 

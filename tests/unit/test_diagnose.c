@@ -179,6 +179,119 @@ static void test_no_rules_fire_on_healthy(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+static ldx_ruleset *one_rule(const char *signals, const char *extra)
+{
+    char *r = rule("t-seq", "collective_timeout", "high", signals, extra);
+    ldx_msgs *m;
+    ldx_msgs_create(&m);
+    ldx_compiler *c;
+    ldx_compiler_create(&c, m);
+    ldx_compiler_add_buffer(c, "seq.yaml", r, strlen(r), false);
+    free(r);
+    ldx_ruleset *rs;
+    ldx_status st = ldx_compiler_finish(c, &rs);
+    char buf[512];
+    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
+        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
+        print_message("%s\n", buf);
+    }
+    assert_int_equal(st, LDX_OK);
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+    return rs;
+}
+
+static void test_sequences_and_windows(void **state)
+{
+    (void)state;
+    const char *sigs = "  a: {pattern: 'ALPHA'}\n  b: {pattern: 'BETA'}\n";
+    /* b within 2 lines after an a */
+    ldx_ruleset *rs = one_rule(sigs, "condition: then(a, b, 2 lines) >= 1\n");
+    assert_true(fired(rs, "ALPHA\nx\nBETA\n", "t-seq"));
+    assert_false(fired(rs, "ALPHA\nx\ny\nBETA\n", "t-seq"));
+    assert_false(fired(rs, "BETA\nALPHA\n", "t-seq"));
+    /* the window counts from the latest a */
+    assert_true(fired(rs, "ALPHA\nx\ny\nz\nALPHA\nBETA\n", "t-seq"));
+    ldx_ruleset_destroy(rs);
+    /* in seconds, from the lines' own timestamps */
+    rs = one_rule(sigs, "condition: then(a, b, 90 s) >= 1\n");
+    assert_true(fired(rs, "2026-11-29 10:00:00,000 ALPHA\n2026-11-29 10:01:00,000 BETA\n", "t-seq"));
+    assert_false(fired(rs, "2026-11-29 10:00:00,000 ALPHA\n2026-11-29 10:05:00,000 BETA\n", "t-seq"));
+    assert_false(fired(rs, "ALPHA\nBETA\n", "t-seq")); /* no times: cannot tell */
+    ldx_ruleset_destroy(rs);
+    /* b since the last a; the tail of the log after the last a */
+    rs = one_rule(sigs, "condition: after(b, a) >= 3 and lines() - last_line(a) >= 3\n");
+    assert_true(fired(rs, "ALPHA\nBETA\nALPHA\nBETA\nBETA\nBETA\n", "t-seq"));
+    assert_false(fired(rs, "ALPHA\nBETA\nBETA\nALPHA\nBETA\nBETA\n", "t-seq"));
+    ldx_ruleset_destroy(rs);
+    /* a on one rank, b on the others */
+    rs = one_rule(sigs, "condition: ranks(a) == 1 and others(a, b) >= 2\n");
+    assert_true(fired(rs, "[rank3]: ALPHA\n[rank0]: BETA\n[rank1]: BETA\n[rank3]: BETA\n", "t-seq"));
+    assert_false(fired(rs, "[rank3]: ALPHA\n[rank0]: BETA\n[rank3]: BETA\n", "t-seq"));
+    ldx_ruleset_destroy(rs);
+}
+
+static void test_causal_order(void **state)
+{
+    (void)state;
+    ldx_ruleset *rs = ruleset();
+    /* timestamps say the timeout came well before the OOM: not its consequence */
+    ldx_file_report *fr = analyze(rs,
+        "[2026-11-29 10:00:00,000] [rank1] Watchdog caught collective operation timeout\n"
+        "[2026-11-29 10:30:00,000] [rank3] CUDA out of memory\n");
+    assert_int_equal(fr->n, 2);
+    for (size_t i = 0; i < fr->n; i++) assert_int_not_equal(fr->diagnoses[i].role, LDX_ROLE_COLLATERAL);
+    ldx_file_report_destroy(fr);
+    /* one rank, no times: line order decides */
+    fr = analyze(rs, "Watchdog caught collective operation timeout\nCUDA out of memory\n");
+    for (size_t i = 0; i < fr->n; i++) assert_int_not_equal(fr->diagnoses[i].role, LDX_ROLE_COLLATERAL);
+    ldx_file_report_destroy(fr);
+    /* different ranks, no times (per-rank logs concatenated): the OOM may be earlier */
+    fr = analyze(rs, "[rank1]: Watchdog caught collective operation timeout\n[rank3]: CUDA out of memory\n");
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-oom");
+    assert_int_equal(fr->diagnoses[1].role, LDX_ROLE_COLLATERAL);
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
+static void test_launcher_summary(void **state)
+{
+    (void)state;
+    ldx_ruleset *rs = ruleset();
+    const char *summary =
+        "[rank1]: Watchdog caught collective operation timeout\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "============================================================\n"
+        "train.py FAILED\n"
+        "------------------------------------------------------------\n"
+        "Failures:\n"
+        "  <NO_OTHER_FAILURES>\n"
+        "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2026-11-29_19:18:53\n"
+        "  host      : gpu-node-3\n"
+        "  rank      : 5 (local_rank: 1)\n"
+        "  exitcode  : -9 (pid: 4242)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : Signal 9 (SIGKILL) received by PID 4242\n"
+        "============================================================\n";
+    ldx_file_report *fr = analyze(rs, summary);
+    assert_true(fr->launcher.present);
+    assert_int_equal(fr->launcher.rank, 5);
+    assert_int_equal(fr->launcher.local_rank, 1);
+    assert_int_equal(fr->launcher.exitcode, -9);
+    assert_int_equal(fr->launcher.signal, 9);
+    assert_string_equal(fr->launcher.signame, "SIGKILL");
+    assert_string_equal(fr->launcher.host, "gpu-node-3");
+    assert_true(fr->launcher.error_file_missing);
+    assert_non_null(fr->launcher_note);
+    assert_non_null(strstr(fr->launcher_note, "rank 5"));
+    assert_non_null(strstr(fr->launcher_note, "OOM killer"));
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +299,9 @@ int main(void)
         cmocka_unit_test(test_confidence_follows_evidence),
         cmocka_unit_test(test_trends),
         cmocka_unit_test(test_no_rules_fire_on_healthy),
+        cmocka_unit_test(test_sequences_and_windows),
+        cmocka_unit_test(test_causal_order),
+        cmocka_unit_test(test_launcher_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
