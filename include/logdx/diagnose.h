@@ -60,6 +60,7 @@ typedef struct {
     double ts;
     uint64_t hits;       /* lines on which any of the rule's signals matched */
     double weight;       /* signal weight present: how specific the evidence is */
+    bool in_baseline;    /* the rule also fired in the healthy baseline run */
     int *ranks;          /* distinct ranks the symptom lines came from, ascending */
     size_t nranks;
     ldx_evidence *evidence;
@@ -90,7 +91,12 @@ void ldx_file_report_destroy(ldx_file_report *fr);
  * "11-29 18:44:19.123" (no year known), "+12345.678s" (since boot). */
 void ldx_format_time(ldx_ts_kind kind, double ts, char *buf, size_t size);
 
-/* The highest severity among the diagnoses, or -1 when there are none. */
+/* Compares with a healthy run of the same job (--baseline): a diagnosis whose rule also
+ * fired there is marked in_baseline, its confidence halved and its rank lowered, so the
+ * signals that are normal for this job stop hiding the one that is not. */
+void ldx_file_report_baseline(ldx_file_report *fr, const ldx_file_report *baseline);
+
+/* The highest severity among the diagnoses not in the baseline, or -1 when none. */
 int ldx_file_report_worst(const ldx_file_report *fr);
 
 #endif

@@ -17,6 +17,7 @@ typedef struct {
     int fail_on;        /* severity, or -1 for never */
     bool quiet;
     bool strict;        /* rules lint: the built-in library's quality bar */
+    const char *baseline; /* a healthy run of the same job, to compare with */
     int color;          /* -1 auto, 0 never, 1 always */
     const char **args;  /* positional arguments after the subcommand */
     size_t nargs;

@@ -296,10 +296,67 @@ static size_t strict_checks(const ldx_ruleset *rs, const cli_opts *o)
     return problems;
 }
 
+/* The class a caused_by entry stands for: itself if it is a class, else its rule's. */
+static const char *cause_class(const ldx_ruleset *rs, const char *name)
+{
+    if (ldx_taxonomy_lookup(name, NULL, NULL, NULL)) return name;
+    long i = ldx_ruleset_find(rs, name);
+    return i >= 0 ? ldx_ruleset_rule(rs, (size_t)i)->klass : name;
+}
+
+/* logdx rules graph [dot]: what each failure class can set off, from the rules'
+ * caused_by, as text (cause, then the classes that follow from it with the rules that
+ * say so) or as Graphviz DOT. */
+static int rules_graph(cli_opts *o)
+{
+    bool dot = o->nargs && !strcmp(o->args[0], "dot");
+    if (o->nargs && !dot) {
+        fprintf(stderr, "logdx: usage: logdx rules graph [dot]\n");
+        return EXIT_ERROR;
+    }
+    bool errs;
+    ldx_ruleset *rs = cli_load_rules(o, NULL, 0, &errs);
+    if (!rs) return EXIT_ERROR;
+    size_t n = ldx_ruleset_count(rs);
+    if (dot) printf("digraph logdx_causes {\n  rankdir=LR;\n  node [shape=box, fontname=\"monospace\"];\n");
+    for (size_t c = 0; c < ldx_taxonomy_count(); c++) {
+        const char *cause = ldx_taxonomy_class(c);
+        bool header = false;
+        for (size_t k = 0; k < ldx_taxonomy_count(); k++) {
+            const char *effect = ldx_taxonomy_class(k);
+            /* the rules of class effect that name cause (or one of its rules) */
+            char ids[1024] = "";
+            size_t len = 0;
+            for (size_t i = 0; i < n; i++) {
+                const ldx_rule_info *r = ldx_ruleset_rule(rs, i);
+                if (strcmp(r->klass, effect)) continue;
+                for (size_t j = 0; j < r->caused_by.n; j++) {
+                    if (strcmp(cause_class(rs, r->caused_by.v[j]), cause)) continue;
+                    if (len < sizeof ids - 64)
+                        len += (size_t)snprintf(ids + len, sizeof ids - len, "%s%s",
+                                                len ? ", " : "", r->id);
+                    break;
+                }
+            }
+            if (!len) continue;
+            if (dot) {
+                printf("  \"%s\" -> \"%s\" [tooltip=\"%s\"];\n", cause, effect, ids);
+                continue;
+            }
+            if (!header) printf("%s\n", cause);
+            header = true;
+            printf("  -> %-28s %s\n", effect, ids);
+        }
+    }
+    if (dot) printf("}\n");
+    ldx_ruleset_destroy(rs);
+    return errs ? EXIT_ERROR : EXIT_CLEAN;
+}
+
 int cmd_rules(cli_opts *o)
 {
     if (!o->nargs) {
-        fprintf(stderr, "logdx: usage: logdx rules list | show ID | lint [PATH...] | test [PATH...]\n");
+        fprintf(stderr, "logdx: usage: logdx rules list | show ID | lint [PATH...] | test [PATH...] | graph [dot]\n");
         return EXIT_ERROR;
     }
     const char *sub = o->args[0];
@@ -310,8 +367,9 @@ int cmd_rules(cli_opts *o)
     else if (!strcmp(sub, "show")) rc = rules_show(o);
     else if (!strcmp(sub, "lint")) rc = rules_lint(o);
     else if (!strcmp(sub, "test")) rc = rules_test(o);
+    else if (!strcmp(sub, "graph")) rc = rules_graph(o);
     else {
-        fprintf(stderr, "logdx: unknown rules command '%s' (list, show, lint, test)\n", sub);
+        fprintf(stderr, "logdx: unknown rules command '%s' (list, show, lint, test, graph)\n", sub);
         rc = EXIT_ERROR;
     }
     o->args--;

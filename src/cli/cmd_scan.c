@@ -13,6 +13,7 @@ typedef struct {
     ldx_report *report;
     const cli_opts *o;
     ldx_msgs *errors;   /* problems outside any one input */
+    ldx_file_report *baseline;
     int worst;          /* the highest severity reported */
     bool failed;        /* some input could not be read */
     bool out_failed;
@@ -36,6 +37,7 @@ static ldx_status scan_reader(scan_ctx *c, ldx_reader *r)
     if (!fr) return st;
     if (st != LDX_OK || ldx_msgs_errors(fr->errors)) c->failed = true;
     cli_print_msgs(fr->errors);
+    ldx_file_report_baseline(fr, c->baseline);
     int w = ldx_file_report_worst(fr);
     if (w > c->worst) c->worst = w;
     if (ldx_report_file(c->report, fr) != LDX_OK) c->out_failed = true;
@@ -77,6 +79,16 @@ static ldx_status scan_stdin(scan_ctx *c)
     return st;
 }
 
+static ldx_status load_baseline(scan_ctx *c, const char *path)
+{
+    ldx_reader *r;
+    ldx_status st = ldx_reader_open_path(&r, path);
+    if (st != LDX_OK) return st;
+    st = ldx_analyze(c->scanner, r, &c->baseline);
+    ldx_reader_destroy(r);
+    return c->baseline ? LDX_OK : st;
+}
+
 int cmd_scan(cli_opts *o)
 {
     bool rule_errors;
@@ -98,6 +110,15 @@ int cmd_scan(cli_opts *o)
     if (rule_errors)
         ldx_msgs_add(c.errors, LDX_MSG_ERROR, NULL, 0, 0,
                      "some rules are invalid and were left out (see the messages above)");
+    if (o->baseline && load_baseline(&c, o->baseline) != LDX_OK) {
+        fprintf(stderr, "logdx: %s: cannot read the baseline log: %s\n", o->baseline,
+                strerror(errno));
+        ldx_report_destroy(c.report);
+        ldx_scanner_destroy(c.scanner);
+        ldx_msgs_destroy(c.errors);
+        ldx_ruleset_destroy(rs);
+        return EXIT_ERROR;
+    }
     ldx_status st = LDX_OK;
     if (o->nargs == 0) {
         if (isatty(STDIN_FILENO))
@@ -132,6 +153,7 @@ int cmd_scan(cli_opts *o)
         rc = (o->fail_on >= 0 && c.worst >= o->fail_on) ? EXIT_FOUND : EXIT_CLEAN;
     }
     ldx_report_destroy(c.report);
+    ldx_file_report_destroy(c.baseline);
     ldx_scanner_destroy(c.scanner);
     ldx_msgs_destroy(c.errors);
     ldx_ruleset_destroy(rs);

@@ -12,6 +12,7 @@ const cli_option cli_options[] = {
     {"no-default-rules", 0, NULL, "leave the built-in rules out"},
     {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never"},
     {"quiet", 'q', NULL, "one line per diagnosis"},
+    {"baseline", 0, "LOG", "a healthy run of the same job: what also fires there is ranked down and does not fail"},
     {"strict", 0, NULL, "rules lint: also require 2+ examples of each kind per rule and a rule for every class"},
     {"color", 0, "WHEN", "colour: auto (default: on a terminal, never with NO_COLOR), always, never"},
     {"no-color", 0, NULL, "same as --color=never"},
@@ -27,6 +28,7 @@ void cli_usage(FILE *fp)
           "       logdx rules show ID                  one rule in full\n"
           "       logdx rules lint [PATH ...]          check rule files\n"
           "       logdx rules test [PATH ...]          run the rules' own examples\n"
+          "       logdx rules graph [dot]              what each failure class can set off\n"
           "\n"
           "A PATH may be a file, a folder (scanned recursively) or a gzip-compressed log.\n"
           "Exit status: 0 nothing at or above --fail-on, 1 something found, 2 an error.\n"
@@ -89,6 +91,8 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
         o->fail_on = s;
     } else if (!strcmp(n, "quiet")) {
         o->quiet = true;
+    } else if (!strcmp(n, "baseline")) {
+        o->baseline = val;
     } else if (!strcmp(n, "strict")) {
         o->strict = true;
     } else if (!strcmp(n, "color")) {

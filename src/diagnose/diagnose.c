@@ -448,6 +448,38 @@ static char *launcher_note(const ldx_file_report *fr)
     return NULL;
 }
 
+/* Sorts by score and names the roles: the first independent diagnosis initiates, the
+ * other independent ones contribute; collateral ones stay collateral. */
+static void rank_and_role(ldx_file_report *fr)
+{
+    qsort(fr->diagnoses, fr->n, sizeof(ldx_diagnosis), diag_cmp);
+    bool initiating = false;
+    for (size_t i = 0; i < fr->n; i++) {
+        if (fr->diagnoses[i].role == LDX_ROLE_COLLATERAL) continue;
+        fr->diagnoses[i].role = initiating ? LDX_ROLE_CONTRIBUTING : LDX_ROLE_INITIATING;
+        initiating = true;
+    }
+}
+
+void ldx_file_report_baseline(ldx_file_report *fr, const ldx_file_report *baseline)
+{
+    if (!baseline) return;
+    for (size_t i = 0; i < fr->n; i++) {
+        ldx_diagnosis *d = &fr->diagnoses[i];
+        for (size_t j = 0; j < baseline->n; j++) {
+            if (strcmp(baseline->diagnoses[j].rule->id, d->rule->id)) continue;
+            d->in_baseline = true;
+            d->confidence = round(d->confidence * 50.0) / 100.0;
+            d->score -= 0.6;
+            break;
+        }
+    }
+    rank_and_role(fr);
+    /* the note names diagnoses by number, which the new order may have changed */
+    free(fr->launcher_note);
+    fr->launcher_note = launcher_note(fr);
+}
+
 ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report **out)
 {
     ldx_file_report *fr = calloc(1, sizeof(*fr));
@@ -478,13 +510,7 @@ ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report 
         if (li) fr->launcher = *li;
         assign_roles(fr->diagnoses, fr->n, fired, li);
         refine_related(fr->diagnoses, fr->n);
-        qsort(fr->diagnoses, fr->n, sizeof(ldx_diagnosis), diag_cmp);
-        bool initiating = false;
-        for (size_t i = 0; i < fr->n; i++) {
-            if (fr->diagnoses[i].role == LDX_ROLE_COLLATERAL) continue;
-            fr->diagnoses[i].role = initiating ? LDX_ROLE_CONTRIBUTING : LDX_ROLE_INITIATING;
-            initiating = true;
-        }
+        rank_and_role(fr);
     }
     free(fired);
     if (st == LDX_OK) fr->launcher_note = launcher_note(fr);
@@ -535,7 +561,8 @@ int ldx_file_report_worst(const ldx_file_report *fr)
 {
     int w = -1;
     for (size_t i = 0; i < fr->n; i++)
-        if ((int)fr->diagnoses[i].rule->severity > w) w = (int)fr->diagnoses[i].rule->severity;
+        if (!fr->diagnoses[i].in_baseline && (int)fr->diagnoses[i].rule->severity > w)
+            w = (int)fr->diagnoses[i].rule->severity;
     return w;
 }
 

@@ -55,6 +55,7 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
     cJSON_AddNumberToObject(o, "confidence", d->confidence);
     cJSON_AddStringToObject(o, "role", ldx_role_name(d->role));
     if (d->cause) cJSON_AddStringToObject(o, "caused_by", d->cause);
+    if (d->in_baseline) cJSON_AddBoolToObject(o, "in_baseline", true);
     cJSON_AddNumberToObject(o, "line", (double)d->line);
     cJSON_AddItemToObject(o, "rank", rank_item(d->rank));
     if (d->ts_kind != LDX_TS_NONE) {

@@ -137,10 +137,11 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     fprintf(fp, "    %s%s · %s · confidence %.2f · %s", col(r, C_DIM), ri->klass, ri->id,
             d->confidence, ldx_role_name(d->role));
     if (d->cause) fprintf(fp, " (follows %s)", d->cause);
+    if (d->in_baseline) fprintf(fp, " · also in the baseline run");
     fprintf(fp, " · line %llu", (unsigned long long)d->line);
     if (d->rank >= 0) fprintf(fp, " · rank %d", d->rank);
     fprintf(fp, "%s\n", col(r, C_RESET));
-    bool brief = d->role == LDX_ROLE_COLLATERAL;
+    bool brief = d->role == LDX_ROLE_COLLATERAL || d->in_baseline;
     print_evidence(r, d, brief ? 2 : 6);
     for (size_t i = 0; i < d->ntrends; i++) {
         const ldx_trend *t = &d->trends[i];
@@ -233,6 +234,8 @@ static void print_story(ldx_report *r, const ldx_file_report *fr)
         if (d->hits > 1) fprintf(fp, " (%llu lines)", (unsigned long long)d->hits);
         if (d->role == LDX_ROLE_COLLATERAL && d->cause)
             fprintf(fp, " %s← follows [%zu]%s", col(r, C_DIM), index_of(fr, d->cause), col(r, C_RESET));
+        else if (d->in_baseline)
+            fprintf(fp, " %s(also in the baseline run)%s", col(r, C_DIM), col(r, C_RESET));
         else if (k > 0)
             fprintf(fp, " %s(independent)%s", col(r, C_DIM), col(r, C_RESET));
         fputc('\n', fp);
