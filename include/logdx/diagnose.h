@@ -67,6 +67,8 @@ typedef struct {
     size_t nevidence;
     ldx_trend *trends;
     size_t ntrends;
+    char **advice;       /* the rule's advice whose version condition holds, filled in */
+    size_t nadvice;
 } ldx_diagnosis;
 
 typedef struct {
@@ -77,6 +79,8 @@ typedef struct {
     size_t n;
     ldx_msgs *errors;         /* problems reading this input */
     ldx_launcher_info launcher; /* torchrun's failure summary (.present) */
+    const char *versions[16];  /* by component, as ldx_version_component() names them */
+    char vstore[16][32];
     char *launcher_note;      /* what the summary means for finding the cause, or NULL */
 } ldx_file_report;
 
@@ -86,6 +90,9 @@ ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report 
  * is recorded in the report's errors; what was read before it is still diagnosed. */
 ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out);
 void ldx_file_report_destroy(ldx_file_report *fr);
+
+/* The component names of ldx_file_report.versions, NULL past the end. */
+const char *ldx_version_component(size_t i);
 
 /* Formats a timestamp of the given kind for people and JSON: "2026-11-29T18:44:19.123Z",
  * "11-29 18:44:19.123" (no year known), "+12345.678s" (since boot). */

@@ -36,6 +36,13 @@ typedef struct {
     const char *why;
 } ldx_symptom;
 
+/* Advice that depends on a version the log shows: when "deepspeed < 0.13.0", say text
+ * (where "{deepspeed}" stands for the version found). */
+typedef struct {
+    const char *when;
+    const char *text;
+} ldx_advice;
+
 typedef struct {
     const char *id, *title, *klass, *category;
     ldx_severity severity;
@@ -50,6 +57,8 @@ typedef struct {
     size_t nsymptoms;
     const ldx_signal_info *signals;
     size_t nsignals;
+    const ldx_advice *advice;
+    size_t nadvice;
 } ldx_rule_info;
 
 typedef struct ldx_compiler ldx_compiler;

@@ -66,6 +66,11 @@ typedef struct {
     unsigned other_failures; /* further failed ranks listed under "Failures:" */
 } ldx_launcher_info;
 
+/* The version of a component ("torch", "cuda", "driver", "nccl", "deepspeed",
+ * "transformers", "accelerate", "lightning", "vllm", "jax", "megatron", "peft") as the
+ * log's banners give it, or NULL. */
+const char *ldx_scanner_version(const ldx_scanner *s, const char *component);
+
 /* The launcher summary seen by the scan, if any. */
 const ldx_launcher_info *ldx_scanner_launcher(const ldx_scanner *s);
 

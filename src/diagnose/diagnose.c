@@ -15,6 +15,11 @@
 #include "logdx/diagnose.h"
 #include "../scan/scan_int.h"
 
+const char *ldx_version_component(size_t i)
+{
+    return i < LDXI_NCOMPONENTS ? ldxi_components[i] : NULL;
+}
+
 const char *ldx_role_name(ldx_role r)
 {
     switch (r) {
@@ -177,6 +182,27 @@ static void collect_trends(const ldxi_cond *c, trend_ctx *t)
     collect_trends(c->r, t);
 }
 
+/* Replaces "{torch}", "{deepspeed}", ... with the versions the log shows. */
+static char *fill_versions(const ldx_scanner *s, const char *text)
+{
+    ldx_buf b;
+    ldxi_buf_init(&b, 1 << 16);
+    for (const char *p = text; *p;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        int comp = close ? ldxi_component_find(p + 1, (size_t)(close - p - 1)) : -1;
+        const char *v = comp >= 0 ? ldx_scanner_version(s, ldxi_components[comp]) : NULL;
+        if (v) {
+            ldxi_buf_append(&b, v, strlen(v));
+            p = close + 1;
+        } else {
+            ldxi_buf_append(&b, p, 1);
+            p++;
+        }
+    }
+    if (!b.data) return ldxi_strdup("");
+    return b.data;
+}
+
 static double sev_weight(ldx_severity s)
 {
     static const double w[] = {0.1, 0.3, 0.55, 0.8, 1.0};
@@ -281,6 +307,19 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
                0.1 * spec;
     trend_ctx tc = {d, s, r, 0};
     collect_trends(r->cond, &tc);
+    for (size_t a = 0; a < r->info.nadvice; a++) {
+        const char *found = ldx_scanner_version(s, ldxi_components[r->whens[a].component]);
+        if (!ldxi_when_holds(&r->whens[a], found)) continue;
+        char *text = fill_versions(s, r->info.advice[a].text);
+        char **v = realloc(d->advice, (d->nadvice + 1) * sizeof(char *));
+        if (!text || !v) {
+            free(text);
+            if (v) d->advice = v;
+            return LDX_ENOMEM;
+        }
+        d->advice = v;
+        d->advice[d->nadvice++] = text;
+    }
     return LDX_OK;
 }
 
@@ -295,6 +334,8 @@ static void free_diagnosis(ldx_diagnosis *d)
     for (size_t i = 0; i < d->ntrends; i++) free(d->trends[i].values);
     free(d->trends);
     free(d->ranks);
+    for (size_t i = 0; i < d->nadvice; i++) free(d->advice[i]);
+    free(d->advice);
 }
 
 static bool related(const ldx_rule_info *a, const ldx_rule_info *b)
@@ -514,6 +555,11 @@ ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report 
     }
     free(fired);
     if (st == LDX_OK) fr->launcher_note = launcher_note(fr);
+    for (size_t i = 0; st == LDX_OK && i < LDXI_NCOMPONENTS && i < 16; i++) {
+        const char *v = ldx_scanner_version(s, ldxi_components[i]);
+        fr->versions[i] = v ? fr->vstore[i] : NULL;
+        if (v) snprintf(fr->vstore[i], sizeof fr->vstore[i], "%s", v);
+    }
     if (st != LDX_OK) {
         ldx_file_report_destroy(fr);
         return st;

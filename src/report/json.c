@@ -106,6 +106,10 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
             cJSON_AddItemToArray(ta, to);
         }
     }
+    if (d->nadvice) {
+        cJSON *aa = cJSON_AddArrayToObject(o, "advice");
+        for (size_t i = 0; i < d->nadvice; i++) cJSON_AddItemToArray(aa, cJSON_CreateString(d->advice[i]));
+    }
     cJSON_AddStringToObject(o, "root_cause", r->root_cause);
     cJSON_AddItemToObject(o, "fix", strv(&r->fix));
     cJSON_AddItemToObject(o, "verify", strv(&r->verify));
@@ -142,6 +146,12 @@ static ldx_status j_file(ldx_report *r, const ldx_file_report *fr)
     cJSON_AddNumberToObject(f, "lines", (double)fr->lines);
     cJSON *ds = cJSON_AddArrayToObject(f, "diagnoses");
     for (size_t i = 0; i < fr->n; i++) cJSON_AddItemToArray(ds, diagnosis(&fr->diagnoses[i]));
+    cJSON *vo = NULL;
+    for (size_t i = 0; ldx_version_component(i); i++) {
+        if (!fr->versions[i]) continue;
+        if (!vo) vo = cJSON_AddObjectToObject(f, "versions");
+        cJSON_AddStringToObject(vo, ldx_version_component(i), fr->versions[i]);
+    }
     if (fr->launcher.present) {
         const ldx_launcher_info *l = &fr->launcher;
         cJSON *lo = cJSON_AddObjectToObject(f, "launcher");

@@ -157,6 +157,10 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
         fputc('\n', fp);
     }
     if (brief) return;
+    for (size_t i = 0; i < d->nadvice; i++) {
+        fprintf(fp, "    %sfor your versions%s\n", col(r, C_BOLD), col(r, C_RESET));
+        wrap(fp, d->advice[i], 8, r->opts.width, "! ");
+    }
     fprintf(fp, "    %sroot cause%s\n", col(r, C_BOLD), col(r, C_RESET));
     wrap(fp, ri->root_cause, 6, r->opts.width, NULL);
     fprintf(fp, "    %sfix%s\n", col(r, C_BOLD), col(r, C_RESET));

@@ -29,11 +29,12 @@ static void error_at(ctx *c, const ldxi_ynode *n, const char *fmt, ...)
 static const char *const top_keys[] = {
     "id", "title", "class", "category", "severity", "tags", "affects", "related",
     "caused_by", "signals", "condition", "summary", "symptoms", "root_cause", "fix",
-    "verify", "references", "examples", NULL};
+    "verify", "references", "examples", "advice", NULL};
 static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", NULL};
 static const char *const symptom_keys[] = {"symptom", "why", NULL};
 static const char *const example_keys[] = {"match", "no_match", NULL};
 static const char *const cause_keys[] = {"cause", "order", "within", NULL};
+static const char *const advice_keys[] = {"when", "text", NULL};
 
 static size_t edit_distance(const char *a, const char *b)
 {
@@ -447,6 +448,42 @@ static void load_causes(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
     r->causes = causes;
 }
 
+/* advice: [{when: "deepspeed < 0.13.0", text: "..."}] */
+static void load_advice(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
+{
+    const ldxi_ynode *n = ldxi_ymap_get(root, "advice");
+    if (!n) return;
+    if (n->kind != LDXI_YSEQ) {
+        error_at(c, n, "'advice' must be a list of {when: ..., text: ...}");
+        return;
+    }
+    ldx_advice *v = ldxi_arena_alloc(c->arena, (n->n ? n->n : 1) * sizeof(*v));
+    ldxi_when *w = ldxi_arena_alloc(c->arena, (n->n ? n->n : 1) * sizeof(*w));
+    if (!v || !w) return;
+    size_t k = 0;
+    for (size_t i = 0; i < n->n; i++) {
+        const ldxi_ynode *it = n->items[i];
+        if (it->kind != LDXI_YMAP) {
+            error_at(c, it, "each advice is a mapping {when: ..., text: ...}");
+            continue;
+        }
+        check_keys(c, it, advice_keys, "advice");
+        const char *when = scalar(c, it, "when", 1), *text = trim_end(c, scalar(c, it, "text", 1));
+        if (!when || !text) continue;
+        char err[200];
+        if (!ldxi_when_parse(when, &w[k], err, sizeof err)) {
+            error_at(c, ldxi_ymap_get(it, "when"), "advice: %s", err);
+            continue;
+        }
+        v[k].when = when;
+        v[k].text = text;
+        k++;
+    }
+    r->info.advice = v;
+    r->info.nadvice = k;
+    r->whens = w;
+}
+
 static void load_examples(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
 {
     const ldxi_ynode *en = ldxi_ymap_get(root, "examples");
@@ -541,6 +578,7 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
     load_signals(&c, root, r);
     load_condition(&c, root, r);
     load_examples(&c, root, r);
+    load_advice(&c, root, r);
 
     if (c.errors) {
         ldxi_rule_free(r);

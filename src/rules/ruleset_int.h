@@ -8,6 +8,7 @@
 
 #include "logdx/rules.h"
 #include "cond.h"
+#include "../core/version.h"
 
 typedef struct {
     pcre2_code *code;
@@ -36,6 +37,7 @@ typedef struct ldxi_rule {
     ldxi_sigc *sigs;       /* info.nsignals of them */
     ldxi_cond *cond;       /* NULL: any symptom fires */
     ldxi_cause *causes;    /* info.caused_by.n of them */
+    ldxi_when *whens;      /* parsed info.advice[].when */
     ldxi_tracker *trackers; /* sequences the scanner must count for the condition */
     size_t ntrackers;
     double total_weight;   /* of all signals */

@@ -7,6 +7,7 @@
 #include "logdx/scan.h"
 #include "../rules/ruleset_int.h"
 #include "launcher.h"
+#include "../core/version.h"
 
 #define LDXI_EV_FIRST 3      /* evidence kept per signal: the first few hits ... */
 #define LDXI_EV_TEXT 300     /* ... with their text cut to this many bytes */
@@ -66,7 +67,10 @@ struct ldx_scanner {
     uint64_t lines;
     uint64_t truncated;
     ldxi_launcher launcher;
+    char versions[LDXI_NCOMPONENTS][32]; /* "" when not seen */
 };
+
+void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
 
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);
 const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t);

@@ -15,7 +15,8 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     s->st = calloc(rs->n ? rs->n : 1, sizeof(*s->st));
     s->rule_lines = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
     s->trk = calloc(rs->n ? rs->n : 1, sizeof(*s->trk));
-    s->md = pcre2_match_data_create(rs->max_groups ? rs->max_groups : 1, NULL);
+    /* at least 4 pairs: the version readers need group 1 */
+    s->md = pcre2_match_data_create(rs->max_groups > 4 ? rs->max_groups : 4, NULL);
     s->clean = malloc(LDX_LINE_MAX + 1);
     if (!s->st || !s->rule_lines || !s->trk || !s->md || !s->clean) {
         ldx_scanner_destroy(s);
@@ -61,6 +62,7 @@ static void clear(ldx_scanner *s)
     }
     s->lines = s->truncated = 0;
     memset(&s->launcher, 0, sizeof s->launcher);
+    memset(s->versions, 0, sizeof s->versions);
     if (s->rule_lines) memset(s->rule_lines, 0, s->rs->n * sizeof(uint64_t));
     for (size_t i = 0; s->trk && i < s->rs->n; i++)
         if (s->trk[i]) memset(s->trk[i], 0, s->rs->rules[i]->ntrackers * sizeof(ldxi_trackstate));
@@ -252,6 +254,7 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     line_ctx lc = {.parsed = false};
     /* cheap test first: the summary's lines all have a ':' */
     if (s->launcher.state || memchr(text, ':', len)) ldxi_launcher_feed(&s->launcher, text, len, line->lineno);
+    ldxi_versions_feed(s, text, len);
     for (size_t i = 0; i < s->rs->n; i++) {
         const ldxi_rule *r = s->rs->rules[i];
         bool hit = false;

@@ -1,0 +1,79 @@
+/* Software versions from banner lines (torch, CUDA, driver, NCCL, DeepSpeed, ...), so
+ * that a rule's advice can depend on them ("your DeepSpeed 0.12.6 predates the fix").
+ * The first version seen of each component wins: banners come first, and a later
+ * "pip install x==y" line in the same log should not override what actually ran. */
+#include <pthread.h>
+#include <string.h>
+#include <strings.h>
+
+#include "scan_int.h"
+
+/* A version read as "NAME==1.2.3", "NAME version: 1.2.3", "NAME: 1.2.3", "NAME 1.2.3". */
+#define TAIL "(?:`)?(?:\\s*==\\s*|\\s+version\\s*[:=]?\\s*|\\s*:\\s*|\\s+v?)(\\d+\\.\\d+(?:\\.\\d+)?)(?![\\d.]*\\s*(?:GiB|GB|MiB|MB|s\\b|%))"
+
+static const struct {
+    int component;
+    const char *keyword; /* cheap test before the pattern */
+    const char *pattern; /* group 1 is the version */
+} sources[] = {
+    {0, "orch", "(?i)\\b(?:py)?torch" TAIL},
+    {1, "CUDA", "(?i)\\bCUDA(?:\\s+runtime)?\\s+version\\s*[:=]?\\s*(\\d+\\.\\d+)"},
+    {1, "release", "Cuda compilation tools, release (\\d+\\.\\d+)"},
+    {2, "Driver", "Driver Version:?\\s*(\\d+\\.\\d+(?:\\.\\d+)?)"},
+    {3, "NCCL version", "NCCL version (\\d+\\.\\d+\\.\\d+)"},
+    {4, "version=", "DeepSpeed info: version=(\\d+\\.\\d+\\.\\d+)"},
+    {4, "eep", "(?i)\\bdeepspeed" TAIL},
+    {5, "ransformers", "(?i)\\btransformers" TAIL},
+    {6, "ccelerate", "(?i)\\baccelerate" TAIL},
+    {7, "ightning", "(?i)\\b(?:pytorch[-_])?lightning" TAIL},
+    {8, "LLM", "(?i)\\bvllm" TAIL},
+    {8, "engine (v", "LLM engine \\(v(\\d+\\.\\d+(?:\\.\\d+)?)"},
+    {9, "jax", "\\bjax(?:lib)?" TAIL},
+    {10, "egatron", "(?i)\\bmegatron[-_]core" TAIL},
+    {11, "peft", "(?i)\\bpeft" TAIL},
+};
+#define NSOURCES (sizeof sources / sizeof sources[0])
+
+static pcre2_code *codes[NSOURCES];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void compile(void)
+{
+    for (size_t i = 0; i < NSOURCES; i++) {
+        int err;
+        PCRE2_SIZE off;
+        codes[i] = pcre2_compile((PCRE2_SPTR)sources[i].pattern, PCRE2_ZERO_TERMINATED, 0,
+                                 &err, &off, NULL);
+        if (codes[i]) pcre2_jit_compile(codes[i], PCRE2_JIT_COMPLETE);
+    }
+}
+
+static bool contains(const char *s, size_t n, const char *k)
+{
+    size_t kl = strlen(k);
+    for (size_t i = 0; i + kl <= n; i++)
+        if (s[i] == k[0] && !memcmp(s + i, k, kl)) return true;
+    return false;
+}
+
+void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len)
+{
+    if (len > 4096 || !memchr(text, '.', len)) return;
+    pthread_once(&once, compile);
+    for (size_t i = 0; i < NSOURCES; i++) {
+        int c = sources[i].component;
+        if (s->versions[c][0] || !codes[i] || !contains(text, len, sources[i].keyword)) continue;
+        if (pcre2_match(codes[i], (PCRE2_SPTR)text, len, 0, 0, s->md, NULL) < 2) continue;
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
+        size_t n = ov[3] - ov[2];
+        if (n >= sizeof s->versions[c]) n = sizeof s->versions[c] - 1;
+        memcpy(s->versions[c], text + ov[2], n);
+        s->versions[c][n] = '\0';
+    }
+}
+
+const char *ldx_scanner_version(const ldx_scanner *s, const char *component)
+{
+    int c = ldxi_component_find(component, strlen(component));
+    return c >= 0 && s->versions[c][0] ? s->versions[c] : NULL;
+}
