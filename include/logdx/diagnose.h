@@ -91,6 +91,45 @@ ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report 
 ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out);
 void ldx_file_report_destroy(ldx_file_report *fr);
 
+/* Why a rule fired or did not, on what a scanner has seen: each signal's hits, each
+ * part of the condition with its value. Plain data for `logdx explain`. */
+typedef struct {
+    const char *name, *capture;
+    uint64_t points;
+    double min, max, first, last;
+    bool rising3, falling3; /* the series rises (falls) over 3 points */
+} ldx_capture_explain;
+
+typedef struct {
+    const ldx_signal_info *signal;
+    uint64_t hits;
+    uint32_t nranks;
+    uint64_t first_line, last_line; /* 0: never hit */
+    char *first_text;
+    ldx_capture_explain *caps;
+    size_t ncaps;
+} ldx_signal_explain;
+
+typedef struct {
+    char *text;   /* the sub-expression */
+    double value; /* its value (NAN: no number) */
+    bool boolean; /* a truth value (and/or/not/comparison/signal) rather than a number */
+    int depth;    /* nesting, for display */
+    bool decisive; /* for a rule that did not fire: this part is why */
+} ldx_cond_part;
+
+typedef struct {
+    const ldx_rule_info *rule;
+    bool fired;
+    ldx_signal_explain *signals;
+    size_t nsignals;
+    ldx_cond_part *parts; /* the condition, outermost first; none without a condition */
+    size_t nparts;
+} ldx_explanation;
+
+ldx_status ldx_explain(const ldx_scanner *s, const char *rule_id, ldx_explanation **out);
+void ldx_explanation_destroy(ldx_explanation *e);
+
 /* The component names of ldx_file_report.versions, NULL past the end. */
 const char *ldx_version_component(size_t i);
 

@@ -47,5 +47,6 @@ bool cli_use_color(const cli_opts *o);
 
 int cmd_scan(cli_opts *o);
 int cmd_rules(cli_opts *o);
+int cmd_explain(cli_opts *o);
 
 #endif

@@ -14,7 +14,12 @@ int main(int argc, char **argv)
         cli_free(&o);
         return rc;
     }
-    if (o.nargs && !strcmp(o.args[0], "rules")) {
+    if (o.nargs && !strcmp(o.args[0], "explain")) {
+        o.args++;
+        o.nargs--;
+        rc = cmd_explain(&o);
+        o.args--;
+    } else if (o.nargs && !strcmp(o.args[0], "rules")) {
         o.args++;
         o.nargs--;
         rc = cmd_rules(&o);

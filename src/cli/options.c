@@ -29,6 +29,7 @@ void cli_usage(FILE *fp)
           "       logdx rules lint [PATH ...]          check rule files\n"
           "       logdx rules test [PATH ...]          run the rules' own examples\n"
           "       logdx rules graph [dot]              what each failure class can set off\n"
+          "       logdx explain RULE [LOG]             why a rule fired on a log, or why not\n"
           "\n"
           "A PATH may be a file, a folder (scanned recursively) or a gzip-compressed log.\n"
           "Exit status: 0 nothing at or above --fail-on, 1 something found, 2 an error.\n"

@@ -336,7 +336,7 @@ static cJSON *result_object(sarif_state *s, const char *uri, const ldx_diagnosis
     free(msg);
 
     cJSON *locs = cJSON_AddArrayToObject(o, "locations");
-    cJSON_AddItemToArray(locs, physical(uri, d->line, ev));
+    cJSON_AddItemToArray(locs, physical(uri, d->line, pe ? pe->text : NULL));
     free(ev);
 
     cJSON *fp = cJSON_AddObjectToObject(o, "partialFingerprints");
@@ -350,14 +350,12 @@ static cJSON *result_object(sarif_state *s, const char *uri, const ldx_diagnosis
         const ldx_evidence *e = &d->evidence[i];
         if (e == pe) continue;
         if (!rel) rel = cJSON_AddArrayToObject(o, "relatedLocations");
-        char *t = ldx_display_text(e->text, strlen(e->text), MESSAGE_TEXT_MAX);
-        cJSON *loc = physical(uri, e->line, t);
+        cJSON *loc = physical(uri, e->line, e->text);
         cJSON_AddNumberToObject(loc, "id", (double)nrel);
-        char *m = e->rank >= 0 ? ldxi_asprintf("%s (rank %d)", e->signal, e->rank)
-                               : ldxi_asprintf("%s", e->signal);
+        char *m = e->rank >= 0 ? ldxi_asprintf("signal %s, rank %d", e->signal, e->rank)
+                               : ldxi_asprintf("signal %s", e->signal);
         cJSON_AddItemToObject(loc, "message", text_obj(m ? m : e->signal));
         free(m);
-        free(t);
         cJSON_AddItemToArray(rel, loc);
         nrel++;
     }

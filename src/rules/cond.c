@@ -14,6 +14,7 @@
 #include "cond.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -537,4 +538,69 @@ size_t ldxi_cond_trackers(const ldxi_cond *c, ldx_arena *a, ldxi_tracker **out)
     memset(*out, 0, (size_t)n * sizeof(ldxi_tracker));
     collect(c, *out);
     return (size_t)n;
+}
+
+static const char *func_name(ldxi_func f)
+{
+    for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++)
+        if (funcs[i].f == f) return funcs[i].name;
+    return "?";
+}
+
+static size_t put(char *buf, size_t size, size_t o, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static size_t put(char *buf, size_t size, size_t o, const char *fmt, ...)
+{
+    if (o >= size) return o;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + o, size - o, fmt, ap);
+    va_end(ap);
+    return n < 0 ? o : o + (size_t)n;
+}
+
+static size_t print_rec(const ldxi_cond *c, const ldxi_cond_sig *sigs, char *buf, size_t size,
+                        size_t o, int parens)
+{
+    static const char *const cops[] = {">", ">=", "<", "<=", "==", "!="};
+    switch (c->kind) {
+    case LDXI_C_NUM: return put(buf, size, o, "%g", c->num);
+    case LDXI_C_SIG: return put(buf, size, o, "%s", sigs[c->sig].name);
+    case LDXI_C_NOT:
+        o = put(buf, size, o, "not ");
+        return print_rec(c->l, sigs, buf, size, o, 1);
+    case LDXI_C_AND:
+    case LDXI_C_OR:
+    case LDXI_C_CMP:
+    case LDXI_C_ARITH: {
+        const char *op = c->kind == LDXI_C_AND ? "and" : c->kind == LDXI_C_OR ? "or" : NULL;
+        char a[2] = {c->aop, 0};
+        if (parens) o = put(buf, size, o, "(");
+        /* a chain of one operator needs no parentheses: a or b or c */
+        o = print_rec(c->l, sigs, buf, size, o, !(op && c->l->kind == c->kind));
+        o = put(buf, size, o, " %s ", op ? op : c->kind == LDXI_C_CMP ? cops[c->op] : a);
+        o = print_rec(c->r, sigs, buf, size, o, !(op && c->r->kind == c->kind));
+        if (parens) o = put(buf, size, o, ")");
+        return o;
+    }
+    case LDXI_C_FUNC:
+        o = put(buf, size, o, "%s(", func_name(c->func));
+        if (c->func != LDXI_F_LINES) {
+            o = put(buf, size, o, "%s", sigs[c->sig].name);
+            if (c->cap >= 0) o = put(buf, size, o, ".%s", sigs[c->sig].caps[c->cap]);
+        }
+        if (c->sig2 >= 0) o = put(buf, size, o, ", %s", sigs[c->sig2].name);
+        if (c->func == LDXI_F_RISING || c->func == LDXI_F_FALLING) o = put(buf, size, o, ", %g", c->num);
+        if (c->func == LDXI_F_THEN)
+            o = put(buf, size, o, ", %g %s", c->num, c->seconds ? "s" : "lines");
+        return put(buf, size, o, ")");
+    }
+    return o;
+}
+
+void ldxi_cond_print(const ldxi_cond *c, const ldxi_cond_sig *sigs, char *buf, size_t size)
+{
+    if (!size) return;
+    buf[0] = '\0';
+    if (c) print_rec(c, sigs, buf, size, 0, 0);
 }

@@ -83,6 +83,9 @@ typedef struct {
 } ldxi_cond_env;
 
 double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env);
+
+/* Writes the expression c back as text (signal and capture names from sigs). */
+void ldxi_cond_print(const ldxi_cond *c, const ldxi_cond_sig *sigs, char *buf, size_t size);
 int ldxi_cond_true(double v);
 
 /* Calls fn for each signal the condition mentions (for explanations). */
