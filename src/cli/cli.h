@@ -18,6 +18,14 @@ typedef struct {
     bool quiet;
     bool strict;        /* rules lint: the built-in library's quality bar */
     const char *baseline; /* a healthy run of the same job, to compare with */
+    const char **include; /* --include GLOB (repeatable): only matching files of folders */
+    size_t ninclude;
+    const char **exclude; /* --exclude GLOB (repeatable) */
+    size_t nexclude;
+    int jobs;             /* -j N: threads; 0 = the number of cores */
+    bool redact;          /* --redact: hosts, IPs, users, tokens -> placeholders */
+    bool follow;          /* --follow: watch a growing file */
+    int progress;         /* -1 auto (stderr is a terminal), 0 never, 1 always */
     int color;          /* -1 auto, 0 never, 1 always */
     const char **args;  /* positional arguments after the subcommand */
     size_t nargs;

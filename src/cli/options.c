@@ -13,6 +13,12 @@ const cli_option cli_options[] = {
     {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never"},
     {"quiet", 'q', NULL, "one line per diagnosis"},
     {"baseline", 0, "LOG", "a healthy run of the same job: what also fires there is ranked down and does not fail"},
+    {"include", 0, "GLOB", "in folders, scan only files whose name matches (repeatable)"},
+    {"exclude", 0, "GLOB", "in folders, skip files or folders whose name matches (repeatable)"},
+    {"jobs", 'j', "N", "scan with N threads (default: the number of cores)"},
+    {"redact", 0, NULL, "replace host names, IP addresses, user names and tokens in evidence with placeholders"},
+    {"follow", 0, NULL, "watch a growing log and report as soon as a rule fires"},
+    {"progress", 0, "WHEN", "progress on stderr: auto (default: when it is a terminal), always, never"},
     {"strict", 0, NULL, "rules lint: also require 2+ examples of each kind per rule and a rule for every class"},
     {"color", 0, "WHEN", "colour: auto (default: on a terminal, never with NO_COLOR), always, never"},
     {"no-color", 0, NULL, "same as --color=never"},
@@ -94,6 +100,34 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
         o->quiet = true;
     } else if (!strcmp(n, "baseline")) {
         o->baseline = val;
+    } else if (!strcmp(n, "include") || !strcmp(n, "exclude")) {
+        bool inc = n[0] == 'i';
+        const char ***v = inc ? &o->include : &o->exclude;
+        size_t *cnt = inc ? &o->ninclude : &o->nexclude;
+        const char **nv = realloc(*v, (*cnt + 1) * sizeof(char *));
+        if (!nv) return EXIT_ERROR;
+        *v = nv;
+        nv[(*cnt)++] = val;
+    } else if (!strcmp(n, "jobs")) {
+        char *end;
+        long j = strtol(val, &end, 10);
+        if (*end || j < 1 || j > 256) {
+            fprintf(stderr, "logdx: --jobs takes a number from 1 to 256, not '%s'\n", val);
+            return EXIT_ERROR;
+        }
+        o->jobs = (int)j;
+    } else if (!strcmp(n, "redact")) {
+        o->redact = true;
+    } else if (!strcmp(n, "follow")) {
+        o->follow = true;
+    } else if (!strcmp(n, "progress")) {
+        if (!strcmp(val, "auto")) o->progress = -1;
+        else if (!strcmp(val, "always")) o->progress = 1;
+        else if (!strcmp(val, "never")) o->progress = 0;
+        else {
+            fprintf(stderr, "logdx: --progress takes auto, always or never, not '%s'\n", val);
+            return EXIT_ERROR;
+        }
     } else if (!strcmp(n, "strict")) {
         o->strict = true;
     } else if (!strcmp(n, "color")) {
@@ -122,6 +156,7 @@ int cli_parse(int argc, char **argv, cli_opts *o)
     o->format = "text";
     o->fail_on = LDX_SEV_LOW;
     o->color = -1;
+    o->progress = -1;
     o->args = calloc((size_t)argc + 1, sizeof(char *));
     if (!o->args) return EXIT_ERROR;
     bool opts_done = false;
@@ -175,6 +210,8 @@ int cli_parse(int argc, char **argv, cli_opts *o)
 
 void cli_free(cli_opts *o)
 {
+    free(o->include);
+    free(o->exclude);
     free(o->rule_paths);
     free(o->args);
 }
