@@ -19,6 +19,7 @@ static const ldxi_cond_sig sigs[] = {
 
 typedef struct {
     uint64_t seed;
+    size_t ntrack; /* trackers the parse numbered */
 } env_ctx;
 
 static double pick(env_ctx *e, int sig, int salt)
@@ -66,7 +67,7 @@ static double e_others(void *c, int a, int b)
 }
 static double e_track(void *c, int t)
 {
-    FUZZ_CHECK(t >= 0);
+    FUZZ_CHECK(t >= 0 && (size_t)t < ((env_ctx *)c)->ntrack);
     double v = pick(c, t % (int)NSIGS, 6);
     return isfinite(v) && v >= 0 ? floor(v) : 0.0;
 }
@@ -94,7 +95,9 @@ static void check_tree(const ldxi_cond *c, size_t len, int depth)
     case LDXI_C_FUNC:
         FUZZ_CHECK(c->sig >= 0 && (size_t)c->sig < NSIGS);
         FUZZ_CHECK(c->cap == -1 || (size_t)c->cap < sigs[c->sig].ncaps);
-        if (c->func == LDXI_F_BEFORE) FUZZ_CHECK(c->sig2 >= 0 && (size_t)c->sig2 < NSIGS);
+        if (c->func == LDXI_F_BEFORE || c->func == LDXI_F_THEN || c->func == LDXI_F_AFTER ||
+            c->func == LDXI_F_OTHERS)
+            FUZZ_CHECK(c->sig2 >= 0 && (size_t)c->sig2 < NSIGS);
         break;
     case LDXI_C_NOT: FUZZ_CHECK(c->l && !c->r); break;
     case LDXI_C_AND: case LDXI_C_OR: case LDXI_C_CMP: FUZZ_CHECK(c->l && c->r); break;
@@ -135,7 +138,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_tree(c, len, 0);
         size_t nsig = 0;
         ldxi_cond_signals(c, count_sig, &nsig);
-        env_ctx e = {fuzz_hash(data, size)};
+        ldxi_tracker *tr = NULL;
+        size_t ntrack = ldxi_cond_trackers(c, a, &tr);
+        FUZZ_CHECK(ntrack == 0 || tr != NULL);
+        for (size_t i = 0; i < ntrack; i++) {
+            FUZZ_CHECK(tr[i].kind == LDXI_F_THEN || tr[i].kind == LDXI_F_AFTER);
+            FUZZ_CHECK(tr[i].a >= 0 && (size_t)tr[i].a < NSIGS);
+            FUZZ_CHECK(tr[i].b >= 0 && (size_t)tr[i].b < NSIGS);
+        }
+        env_ctx e = {fuzz_hash(data, size), ntrack};
         ldxi_cond_env env = {&e,          e_count,  e_ranks,  e_first, e_stat,
                              e_last_line, e_others, e_track, e_lines};
         for (int i = 0; i < 4; i++) {

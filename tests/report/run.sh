@@ -1,0 +1,109 @@
+#!/bin/sh
+# Golden tests of the CI formats. Each folder tests/report/<case>/ holds a log
+# (input.log, fed on standard input, and/or the paths that `args` names) and the
+# expected results of
+#     logdx --format sarif ARGS < input.log    -> out.sarif
+#     logdx --format junit ARGS < input.log    -> out.junit.xml
+#     logdx --format github ARGS < input.log   -> out.github
+#     the exit status (the same for all three) -> rc
+# run inside the folder. `args` is read by the shell, so quotes work in it (default:
+# input.log). The cases use the test rules in tests/report/rules/ (--no-default-rules),
+# so that edits to the built-in rules do not change them.
+#
+# Every output is also checked by check.py: SARIF against the official SARIF 2.1.0
+# schema (sarif-schema-2.1.0.json, beside this script) plus what GitHub code scanning
+# relies on, JUnit for well-formed XML and consistent counts, github for well-formed
+# workflow commands within GitHub's annotation limits. The SARIF of every golden case
+# in tests/golden/ (built-in rules) is schema-checked too, without an expected file.
+#
+#   run.sh LOGDX            compare; exit 1 on any difference (shown as a diff)
+#   run.sh LOGDX --update   rewrite the expected files; review them with git diff
+set -u
+logdx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+update=${2:-}
+here=$(cd "$(dirname "$0")" && pwd)
+check="python3 $here/check.py $here/sarif-schema-2.1.0.json"
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  echo "report: python3 with jsonschema is needed (Debian: apt-get install python3-jsonschema; or sh tests/deps.sh)"
+  exit 1
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1
+pass=0
+fail=0
+checks=""
+ngolden=0
+for dir in "$here"/*/; do
+  case=$(basename "$dir")
+  [ "$case" = rules ] && continue
+  cd "$dir" || exit 2
+  args="input.log"
+  [ -f args ] && args=$(cat args)
+  in=/dev/null
+  [ -f input.log ] && in=input.log
+  ok=1
+  rcs=""
+  for f in sarif junit github; do
+    out=out.$f
+    [ $f = junit ] && out=out.junit.xml
+    eval "set -- $args"
+    "$logdx" --format $f "$@" <"$in" >"$tmp/$out" 2>/dev/null
+    rcs="$rcs $?"
+  done
+  set -- $rcs
+  echo "$1" >"$tmp/rc"
+  if [ "$1" != "$2" ] || [ "$1" != "$3" ]; then
+    echo "report $case: the exit status differs between formats (sarif junit github):$rcs"
+    ok=0
+  fi
+  mkdir -p "$tmp/check/$case"
+  cp "$tmp/out.sarif" "$tmp/out.junit.xml" "$tmp/out.github" "$tmp/check/$case/"
+  checks="$checks --sarif $tmp/check/$case/out.sarif --junit $tmp/check/$case/out.junit.xml --github $tmp/check/$case/out.github"
+  for f in out.sarif out.junit.xml out.github rc; do
+    if [ "$update" = "--update" ]; then
+      cp "$tmp/$f" "$f"
+    elif ! diff -u "$f" "$tmp/$f" >"$tmp/diff" 2>&1; then
+      echo "report $case: $f differs:"
+      head -60 "$tmp/diff"
+      ok=0
+    fi
+  done
+  if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+done
+# The built-in rules' text in every format: each golden case's log, checked only.
+golden="$here/../golden"
+for dir in "$golden"/*/; do
+  [ -d "$dir" ] || continue
+  case=$(basename "$dir")
+  cd "$dir" || exit 2
+  args="input.log"
+  [ -f args ] && args=$(cat args)
+  in=/dev/null
+  [ -f input.log ] && in=input.log
+  o="$tmp/check/golden-$case"
+  mkdir -p "$o"
+  # shellcheck disable=SC2086
+  "$logdx" --format sarif $args <"$in" >"$o/out.sarif" 2>/dev/null
+  # shellcheck disable=SC2086
+  "$logdx" --format junit $args <"$in" >"$o/out.junit.xml" 2>/dev/null
+  # shellcheck disable=SC2086
+  "$logdx" --format github $args <"$in" >"$o/out.github" 2>/dev/null
+  # only scans: a case that runs a subcommand (explain, rules ...) or whose options
+  # this build does not take prints no SARIF log, and golden/ checks it
+  head -c 200 "$o/out.sarif" | grep -q '"\$schema"' || continue
+  checks="$checks --sarif $o/out.sarif --junit $o/out.junit.xml --github $o/out.github"
+  ngolden=$((ngolden + 1))
+done
+echo "report: checking the output of $(ls -d "$here"/*/ | grep -vc /rules/) cases here and $ngolden golden logs"
+# One python for every check: loading the schema takes a while.
+# shellcheck disable=SC2086
+if $check $checks >"$tmp/check.out" 2>&1; then
+  pass=$((pass + 1))
+else
+  echo "report: invalid output (the folder names the case):"
+  sed "s|$tmp/check/||" "$tmp/check.out" | head -60
+  fail=$((fail + 1))
+fi
+echo "report: $pass passed, $fail failed"
+[ $fail = 0 ]
