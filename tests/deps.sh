@@ -14,6 +14,18 @@ have_pc libcjson || need="$need libcjson-dev"
 have_pc yaml-0.1 || need="$need libyaml-dev"
 have_pc cmocka || need="$need libcmocka-dev"
 have_pc zlib || need="$need zlib1g-dev"
+# Fuzzing (clang with its libFuzzer runtime) and valgrind: tests/fuzz/run.sh, tests/sanitize.sh
+command -v clang >/dev/null 2>&1 || need="$need clang"
+ls "$(clang --print-runtime-dir 2>/dev/null)"/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
+  need="$need libclang-rt-dev"
+command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
+have_pc libarchive || need="$need libarchive-dev"
+have_pc liblzma || need="$need liblzma-dev"
+have_pc libzstd || need="$need libzstd-dev"
+# Browser test of --format html (tests/html/run.sh), opt-in: it is a large package
+if [ "${LOGDX_BROWSER_TESTS:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  need="$need chromium"
+fi
 [ -z "$need" ] && exit 0
 echo "logdx: installing:$need" >&2
 SUDO=""

@@ -7,3 +7,19 @@ sh tests/deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_WERROR=ON >/dev/null
 cmake --build build -j "$(nproc 2>/dev/null || echo 2)"
 cd build && ctest --output-on-failure -j 2
+
+# Reliability (README): an ASan+UBSan build running this whole suite plus valgrind over
+# the golden cases (tests/sanitize.sh), then each fuzzer for LOGDX_FUZZ_SECONDS
+# (tests/fuzz/run.sh). On by default only in CI (CI=true), to keep local runs short;
+# LOGDX_SANITIZE=1 and LOGDX_FUZZ_SECONDS=N ask for them here, 0 turns them off.
+[ -f CMakeCache.txt ] && cd ..
+if [ "${CI:-}" = true ]; then
+  LOGDX_SANITIZE=${LOGDX_SANITIZE:-1}
+  LOGDX_FUZZ_SECONDS=${LOGDX_FUZZ_SECONDS:-60}
+fi
+if [ "${LOGDX_SANITIZE:-0}" != 0 ]; then
+  sh tests/sanitize.sh build/logdx
+fi
+if [ "${LOGDX_FUZZ_SECONDS:-0}" -gt 0 ]; then
+  LOGDX_FUZZ_SECONDS=$LOGDX_FUZZ_SECONDS sh tests/fuzz/run.sh
+fi

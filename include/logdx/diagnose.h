@@ -85,7 +85,7 @@ typedef struct {
 } ldx_file_report;
 
 /* Builds the report for what the scanner has seen so far. */
-ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report **out);
+ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out);
 /* Resets the scanner, reads every line of r through it, then diagnoses. A read error
  * is recorded in the report's errors; what was read before it is still diagnosed. */
 ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out);
@@ -127,7 +127,7 @@ typedef struct {
     size_t nparts;
 } ldx_explanation;
 
-ldx_status ldx_explain(const ldx_scanner *s, const char *rule_id, ldx_explanation **out);
+ldx_status ldx_explain(ldx_scanner *s, const char *rule_id, ldx_explanation **out);
 void ldx_explanation_destroy(ldx_explanation *e);
 
 /* The component names of ldx_file_report.versions, NULL past the end. */
@@ -144,5 +144,22 @@ void ldx_file_report_baseline(ldx_file_report *fr, const ldx_file_report *baseli
 
 /* The highest severity among the diagnoses not in the baseline, or -1 when none. */
 int ldx_file_report_worst(const ldx_file_report *fr);
+
+/* Redaction (--redact): host names, IP addresses, user names in paths, tokens and
+ * e-mail addresses in a report become placeholders (host-1, ip-1, user-1, token-1,
+ * email-1), the same one for the same text across every file of a run. What is
+ * recognised is listed in src/diagnose/redact.c. A redactor is not thread-safe.
+ *
+ * Ownership: the redactor owns its mapping; ldx_redact_text's *out is the caller's. */
+typedef struct ldx_redactor ldx_redactor;
+
+ldx_status ldx_redactor_create(ldx_redactor **out);
+void ldx_redactor_destroy(ldx_redactor *rd);
+/* A malloc'd copy of text with every recognised value replaced. */
+ldx_status ldx_redact_text(ldx_redactor *rd, const char *text, char **out);
+/* Redacts a file report in place: its path, evidence text, captures and hosts, the
+ * launcher's host and note, and its messages. Call it after ldx_file_report_baseline
+ * (which rewrites the launcher note). */
+ldx_status ldx_file_report_redact(ldx_file_report *fr, ldx_redactor *rd);
 
 #endif

@@ -1,5 +1,7 @@
-/* logdx input: turns a file, a descriptor or a memory buffer (plain or gzip, told
- * apart by content) into numbered lines.
+/* logdx input: turns a file, a descriptor or a memory buffer into numbered lines.
+ * Files and descriptors may be compressed (gzip, zstd, xz, bzip2) or archives of logs
+ * (tar, compressed or not, zip), told apart by content; ldx_input yields every log of
+ * an archive, ldx_reader_open_path/fd the first.
  *
  * Line ends are "\n", "\r\n" and a lone "\r" (progress bars redraw with it). A line
  * longer than LDX_LINE_MAX keeps its first LDX_LINE_MAX bytes and is flagged
@@ -29,7 +31,8 @@ typedef struct {
 } ldx_line;
 
 ldx_status ldx_reader_open_path(ldx_reader **out, const char *path);
-/* Takes ownership of fd. */
+/* Takes ownership of fd. Of an archive, reads the first log; a damaged container reads
+ * as a reader whose first ldx_reader_next() fails. */
 ldx_status ldx_reader_open_fd(ldx_reader **out, int fd, const char *name);
 /* Reads data[0..len) without copying it; data must outlive the reader. */
 ldx_status ldx_reader_open_mem(ldx_reader **out, const char *data, size_t len,
@@ -43,9 +46,68 @@ const char *ldx_reader_error(const ldx_reader *r);
 const char *ldx_reader_name(const ldx_reader *r);
 uint64_t ldx_reader_bytes(const ldx_reader *r);
 
-/* Calls fn for every regular file under path (itself, if a file), in sorted order,
- * without following symbolic links to directories. Problems go to errs. */
+/* What the first bytes of an input say it is. Compression and archives are recognised
+ * by content, never by file name; anything else is a plain log. */
+typedef enum {
+    LDX_KIND_PLAIN = 0,
+    LDX_KIND_GZIP,   /* 1f 8b */
+    LDX_KIND_ZSTD,   /* 28 b5 2f fd */
+    LDX_KIND_XZ,     /* fd 37 7a 58 5a 00 */
+    LDX_KIND_BZIP2,  /* "BZh" and a block size digit */
+    LDX_KIND_ZIP,    /* "PK\3\4" (or an empty archive's "PK\5\6") */
+    LDX_KIND_TAR     /* "ustar" at offset 257 */
+} ldx_input_kind;
+
+/* How many leading bytes ldx_input_detect() wants to see (fewer is fine). */
+#define LDX_DETECT_BYTES 512
+ldx_input_kind ldx_input_detect(const void *head, size_t n);
+const char *ldx_input_kind_name(ldx_input_kind k);
+
+/* The name of an archive member in reports: "run42.tar.gz:logs/rank3.log" (a leading
+ * "./" or "/" of the member is dropped). Malloc'd; NULL when out of memory. */
+char *ldx_input_member_name(const char *container, const char *member);
+
+/* An input: one file or descriptor that holds one log (plain or compressed) or an
+ * archive of many (tar, possibly compressed, or zip). It yields one reader per log,
+ * read through libarchive when the content is compressed or archived.
+ *
+ * Ownership: the input owns the descriptor and the readers it yields; a reader is valid
+ * until the next ldx_input_next() or ldx_input_destroy(). */
+typedef struct ldx_input ldx_input;
+
+/* LDX_ENOTFOUND / LDX_EIO (errno set) when path cannot be opened. */
+ldx_status ldx_input_open(ldx_input **out, const char *path);
+/* Takes ownership of fd (a pipe is fine: the first bytes are kept, not sought back). */
+ldx_status ldx_input_open_fd(ldx_input **out, int fd, const char *name);
+/* The next log: LDX_OK with *r set; LDX_EOF after the last; LDX_EIO when the container
+ * itself is damaged (ldx_input_error() says why; a member whose data was cut short
+ * reports that through its reader instead, and is not reported again here). Regular
+ * archive members only: folders, links and devices are skipped. */
+ldx_status ldx_input_next(ldx_input *in, ldx_reader **r);
+ldx_input_kind ldx_input_kind_of(const ldx_input *in);
+const char *ldx_input_error(const ldx_input *in);
+void ldx_input_destroy(ldx_input *in);
+
+/* Calls fn for every regular file under path (itself, if a file), in sorted order.
+ * Symbolic links to files are followed; links to folders too, after the real folders,
+ * and each folder (by device and inode) is walked once, so loops end; a link back to
+ * a folder it is inside is reported as a warning. Problems go to errs. */
 typedef ldx_status (*ldx_walk_fn)(const char *path, void *ctx);
 ldx_status ldx_walk(const char *path, ldx_walk_fn fn, void *ctx, ldx_msgs *errs);
+
+/* Which files of folders to take. A pattern is an fnmatch(3) glob matched against a
+ * file's name, or, when it contains a "/", against its path below the folder given.
+ * include: when any are given, only files matching one of them; exclude: never files
+ * or folders (their whole subtree) matching one. A path named to ldx_walk_filtered
+ * itself is always taken. */
+typedef struct {
+    const char *const *include;
+    size_t ninclude;
+    const char *const *exclude;
+    size_t nexclude;
+} ldx_walk_filter;
+
+ldx_status ldx_walk_filtered(const char *path, const ldx_walk_filter *filter, ldx_walk_fn fn,
+                             void *ctx, ldx_msgs *errs);
 
 #endif

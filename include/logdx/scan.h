@@ -21,7 +21,11 @@ typedef struct ldx_scanner ldx_scanner;
 ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs);
 void ldx_scanner_destroy(ldx_scanner *s);
 void ldx_scanner_reset(ldx_scanner *s);
+/* Feeds one line. With the prefilter engine lines are queued and scanned in batches:
+ * what a scanner reports reflects them after ldx_scanner_flush() (which ldx_diagnose()
+ * and ldx_analyze() call). */
 ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line);
+void ldx_scanner_flush(ldx_scanner *s);
 uint64_t ldx_scanner_lines(const ldx_scanner *s);
 uint64_t ldx_scanner_truncated(const ldx_scanner *s);
 

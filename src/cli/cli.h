@@ -25,6 +25,7 @@ typedef struct {
     int jobs;             /* -j N: threads; 0 = the number of cores */
     bool redact;          /* --redact: hosts, IPs, users, tokens -> placeholders */
     bool follow;          /* --follow: watch a growing file */
+    bool fail_on_set;     /* --fail-on was given (logdx run then exits 0/1/2, not as the command) */
     int progress;         /* -1 auto (stderr is a terminal), 0 never, 1 always */
     int color;          /* -1 auto, 0 never, 1 always */
     const char **args;  /* positional arguments after the subcommand */
@@ -56,5 +57,49 @@ bool cli_use_color(const cli_opts *o);
 int cmd_scan(cli_opts *o);
 int cmd_rules(cli_opts *o);
 int cmd_explain(cli_opts *o);
+/* logdx run [OPTIONS] -- CMD [ARG...]: runs CMD, passes its output through, diagnoses it. */
+int cmd_run(cli_opts *o);
+/* logdx --follow FILE: diagnoses a growing log as it grows. */
+int cmd_follow(cli_opts *o);
+/* The man page, in roff, from the option table (the hidden `logdx help-man [FILE]`). */
+int cli_usage_man(FILE *fp);
+
+/* A scanner fed line by line, for run and --follow (live.c). */
+typedef struct {
+    const cli_opts *o;
+    ldx_ruleset *rs;
+    ldx_scanner *scanner;
+    ldx_file_report *baseline; /* --baseline, or NULL */
+    ldx_redactor *redactor;    /* --redact, or NULL */
+    bool rule_errors;
+    uint64_t bytes;            /* read so far, for the report */
+    uint64_t first_long;       /* the first line over LDX_LINE_MAX, 0: none */
+} cli_live;
+/* Loads the rules and the baseline; on failure (a message printed) call cli_live_end. */
+ldx_status cli_live_start(cli_live *lv, const cli_opts *o);
+void cli_live_line(const ldx_line *line, void *lv); /* a cli_line_fn */
+ldx_status cli_live_diagnose(cli_live *lv, const char *name, ldx_file_report **out);
+/* Prints the report of what was seen in o->format on fp; returns 0, 1 or 2 as a scan. */
+int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color);
+/* Colour for a report on fd, as --color and NO_COLOR say. */
+bool cli_live_color(const cli_opts *o, int fd);
+void cli_live_end(cli_live *lv);
+
+/* Cuts lines out of input that arrives in pieces, as the reader would (lines.c). */
+typedef void (*cli_line_fn)(const ldx_line *line, void *ctx);
+typedef struct {
+    char *buf;           /* the unfinished line, at most LDX_LINE_MAX bytes */
+    size_t len, cap;
+    size_t full;         /* its real length so far; 0: no unfinished line */
+    bool pending_cr;     /* the last piece ended in "\r": a "\n" next is part of it */
+} cli_splitter;
+void cli_splitter_init(cli_splitter *s);
+void cli_splitter_free(cli_splitter *s);
+void cli_splitter_reset(cli_splitter *s);
+/* Calls fn for each line that data completes, numbering from ++*lineno. */
+ldx_status cli_splitter_feed(cli_splitter *s, const char *data, size_t n, uint64_t *lineno,
+                             cli_line_fn fn, void *ctx);
+/* Ends the unfinished line, if any (at the end of the input); true when there was one. */
+bool cli_splitter_flush(cli_splitter *s, uint64_t *lineno, cli_line_fn fn, void *ctx);
 
 #endif

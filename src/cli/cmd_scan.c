@@ -1,23 +1,82 @@
-/* logdx [scan] PATH...: diagnose each input and report. */
+/* logdx [scan] PATH...: diagnose each input and report.
+ *
+ * The paths are expanded first (folders walked in sorted order, --include/--exclude
+ * applied) into a list of inputs; -j N worker threads, each with its own scanner over
+ * the one shared, immutable ruleset, take inputs from the list in order. The main
+ * thread reports the results strictly in list order, holding back any that finish
+ * early, so the output and exit status are the same for every -j. An input may be an
+ * archive holding several logs: it yields one file report per log. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
+/* One input and, once a worker is done with it, what came out. */
 typedef struct {
-    ldx_scanner *scanner;
-    ldx_report *report;
+    char *path;               /* "-" for standard input */
+    uint64_t size;            /* bytes on disk, for the progress line (0: unknown) */
+    ldx_file_report **reports; /* one per log inside */
+    size_t nreports, capreports;
+    ldx_msgs *errors;         /* problems with the input as a whole: open, damaged archive */
+    ldx_status st;            /* LDX_ENOMEM stops everything */
+    bool done;
+} task;
+
+/* Per file, what the end-of-run summary needs. */
+typedef struct {
+    char *path;
+    const char *klass;        /* the initiating diagnosis' class, NULL: none */
+    const char *rule;
+    int worst;                /* highest severity, -1: none */
+} summary_row;
+
+typedef struct {
     const cli_opts *o;
-    ldx_msgs *errors;   /* problems outside any one input */
-    ldx_file_report *baseline;
-    int worst;          /* the highest severity reported */
-    bool failed;        /* some input could not be read */
+    const ldx_file_report *baseline;
+    task *tasks;
+    size_t ntasks, captasks;
+    /* Shared with the workers, under mu. */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t next;              /* the next task to hand out */
+    size_t files_done;
+    uint64_t bytes_done, bytes_total;
+    /* Main thread only. */
+    ldx_report *report;
+    ldx_msgs *errors;         /* problems outside any one log */
+    ldx_redactor *redactor;   /* --redact: one mapping for the run, applied in list order */
+    int worst;                /* the highest severity reported */
+    bool failed;              /* some input could not be read */
     bool out_failed;
+    summary_row *rows;
+    size_t nrows, caprows;
+    /* The progress line. */
+    bool progress;
+    struct timespec t0;
+    int drawn;                /* width of the line on screen, 0: none */
 } scan_ctx;
+
+/* Grows *v to hold need elements of elem bytes; false when out of memory. */
+static bool grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return true;
+    size_t ncap = *cap ? *cap * 2 : 8;
+    while (ncap < need) ncap *= 2;
+    void *nv = realloc(*v, ncap * elem);
+    if (!nv) return false;
+    *v = nv;
+    *cap = ncap;
+    return true;
+}
+#define PUSH(vec, n, cap, val)                                                           \
+    (grow((void **)&(vec), &(cap), (n) + 1, sizeof(*(vec))) ? ((vec)[(n)++] = (val), LDX_OK) \
+                                                            : LDX_ENOMEM)
 
 static void print_since(const ldx_msgs *m, size_t from)
 {
@@ -28,65 +87,326 @@ static void print_since(const ldx_msgs *m, size_t from)
     }
 }
 
-static ldx_status scan_stdin(scan_ctx *c);
+/* ---- building the list of inputs ---- */
 
-static ldx_status scan_reader(scan_ctx *c, ldx_reader *r)
+static ldx_status add_task(scan_ctx *c, const char *path)
 {
-    ldx_file_report *fr = NULL;
-    ldx_status st = ldx_analyze(c->scanner, r, &fr);
-    if (!fr) return st;
-    if (st != LDX_OK || ldx_msgs_errors(fr->errors)) c->failed = true;
-    cli_print_msgs(fr->errors);
-    ldx_file_report_baseline(fr, c->baseline);
-    int w = ldx_file_report_worst(fr);
-    if (w > c->worst) c->worst = w;
-    if (ldx_report_file(c->report, fr) != LDX_OK) c->out_failed = true;
-    ldx_file_report_destroy(fr);
-    return st == LDX_ENOMEM ? st : LDX_OK;
+    task t = {.path = strdup(path)};
+    if (!t.path) return LDX_ENOMEM;
+    struct stat sb;
+    if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+        t.size = (uint64_t)sb.st_size;
+    if (PUSH(c->tasks, c->ntasks, c->captasks, t) != LDX_OK) {
+        free(t.path);
+        return LDX_ENOMEM;
+    }
+    c->bytes_total += t.size;
+    return LDX_OK;
 }
 
-static ldx_status scan_file(const char *path, void *vctx)
+static ldx_status walk_found(const char *path, void *vctx) { return add_task(vctx, path); }
+
+/* ---- the workers ---- */
+
+static void run_task(ldx_scanner *s, const ldx_file_report *baseline, task *t)
 {
-    scan_ctx *c = vctx;
-    ldx_reader *r;
-    ldx_status st = ldx_reader_open_path(&r, path);
+    if (ldx_msgs_create(&t->errors) != LDX_OK) {
+        t->st = LDX_ENOMEM;
+        return;
+    }
+    ldx_input *in = NULL;
+    ldx_status st;
+    if (!strcmp(t->path, "-")) {
+        int fd = dup(STDIN_FILENO);
+        st = fd < 0 ? LDX_EIO : ldx_input_open_fd(&in, fd, "-");
+    } else {
+        st = ldx_input_open(&in, t->path);
+    }
     if (st != LDX_OK) {
-        ldx_msgs_add(c->errors, LDX_MSG_ERROR, path, 0, 0, "cannot open: %s",
-                     st == LDX_ENOMEM ? "out of memory" : strerror(errno));
-        c->failed = true;
-        return st == LDX_ENOMEM ? st : LDX_OK;
+        if (st == LDX_ENOMEM) t->st = st;
+        else
+            ldx_msgs_add(t->errors, LDX_MSG_ERROR, t->path, 0, 0, "cannot open: %s",
+                         strerror(errno));
+        return;
     }
-    st = scan_reader(c, r);
-    ldx_reader_destroy(r);
-    return st;
-}
-
-static ldx_status scan_stdin(scan_ctx *c)
-{
     ldx_reader *r;
-    int fd = dup(STDIN_FILENO);
-    if (fd < 0) {
-        ldx_msgs_add(c->errors, LDX_MSG_ERROR, "-", 0, 0, "cannot read standard input: %s",
-                     strerror(errno));
-        print_since(c->errors, ldx_msgs_count(c->errors) - 1);
-        c->failed = true;
-        return LDX_OK;
+    while ((st = ldx_input_next(in, &r)) != LDX_EOF) {
+        if (st == LDX_EIO) {
+            ldx_msgs_add(t->errors, LDX_MSG_ERROR, t->path, 0, 0, "cannot read the %s: %s",
+                         ldx_input_kind_of(in) == LDX_KIND_ZIP ||
+                                 ldx_input_kind_of(in) == LDX_KIND_TAR
+                             ? "archive"
+                             : "compressed input",
+                         ldx_input_error(in));
+            continue;
+        }
+        if (st != LDX_OK) break;
+        ldx_file_report *fr = NULL;
+        st = ldx_analyze(s, r, &fr);
+        if (fr) {
+            ldx_file_report_baseline(fr, baseline);
+            if (PUSH(t->reports, t->nreports, t->capreports, fr) != LDX_OK) {
+                ldx_file_report_destroy(fr);
+                st = LDX_ENOMEM;
+            }
+        }
+        if (st == LDX_ENOMEM) break;
     }
-    ldx_status st = ldx_reader_open_fd(&r, fd, "-");
-    if (st != LDX_OK) return st;
-    st = scan_reader(c, r);
-    ldx_reader_destroy(r);
+    if (st == LDX_ENOMEM) t->st = st;
+    ldx_input_destroy(in);
+}
+
+typedef struct {
+    scan_ctx *c;
+    ldx_scanner *scanner;
+    pthread_t thread;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    scan_ctx *c = w->c;
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        size_t i = c->next < c->ntasks ? c->next++ : c->ntasks;
+        pthread_mutex_unlock(&c->mu);
+        if (i >= c->ntasks) break;
+        task *t = &c->tasks[i];
+        run_task(w->scanner, c->baseline, t);
+        pthread_mutex_lock(&c->mu);
+        t->done = true;
+        c->files_done++;
+        c->bytes_done += t->size;
+        pthread_cond_broadcast(&c->cv);
+        pthread_mutex_unlock(&c->mu);
+    }
+    return NULL;
+}
+
+/* ---- progress on stderr ---- */
+
+static void human_bytes(double b, char *buf, size_t n)
+{
+    const char *u[] = {"B", "kB", "MB", "GB", "TB"};
+    int k = 0;
+    while (b >= 1000 && k < 4) {
+        b /= 1000;
+        k++;
+    }
+    snprintf(buf, n, k ? "%.1f %s" : "%.0f %s", b, u[k]);
+}
+
+static void progress_clear(scan_ctx *c)
+{
+    if (!c->drawn) return;
+    fprintf(stderr, "\r%*s\r", c->drawn, "");
+    fflush(stderr);
+    c->drawn = 0;
+}
+
+/* Called with mu held. */
+static void progress_draw(scan_ctx *c)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double secs = (double)(now.tv_sec - c->t0.tv_sec) + (now.tv_nsec - c->t0.tv_nsec) / 1e9;
+    char done[32], total[32];
+    human_bytes((double)c->bytes_done, done, sizeof done);
+    human_bytes((double)c->bytes_total, total, sizeof total);
+    char line[160];
+    int n = snprintf(line, sizeof line, "logdx: %zu/%zu files, %s of %s, %.1f MB/s",
+                     c->files_done, c->ntasks, done, total,
+                     secs > 0 ? (double)c->bytes_done / 1e6 / secs : 0.0);
+    if (n < 0) return;
+    if (n >= (int)sizeof line) n = (int)sizeof line - 1;
+    fprintf(stderr, "\r%s%*s", line, c->drawn > n ? c->drawn - n : 0, "");
+    fflush(stderr);
+    c->drawn = n;
+}
+
+/* ---- reporting, in list order ---- */
+
+static void report_task(scan_ctx *c, task *t)
+{
+    if (t->errors && ldx_msgs_count(t->errors)) {
+        size_t before = ldx_msgs_count(c->errors);
+        ldx_msgs_append(c->errors, t->errors);
+        print_since(c->errors, before);
+        if (ldx_msgs_errors(t->errors)) c->failed = true;
+    }
+    for (size_t i = 0; i < t->nreports; i++) {
+        ldx_file_report *fr = t->reports[i];
+        if (ldx_msgs_errors(fr->errors)) c->failed = true;
+        cli_print_msgs(fr->errors);
+        int w = ldx_file_report_worst(fr);
+        if (w > c->worst) c->worst = w;
+        if (c->redactor && ldx_file_report_redact(fr, c->redactor) != LDX_OK) t->st = LDX_ENOMEM;
+        if (ldx_report_file(c->report, fr) != LDX_OK) c->out_failed = true;
+        summary_row row = {.path = strdup(fr->path), .worst = w};
+        if (fr->n) {
+            row.klass = fr->diagnoses[0].rule->klass;
+            row.rule = fr->diagnoses[0].rule->id;
+        }
+        if (!row.path || PUSH(c->rows, c->nrows, c->caprows, row) != LDX_OK) {
+            free(row.path);
+            t->st = LDX_ENOMEM;
+        }
+    }
+}
+
+static void free_task(task *t)
+{
+    for (size_t i = 0; i < t->nreports; i++) ldx_file_report_destroy(t->reports[i]);
+    free(t->reports);
+    ldx_msgs_destroy(t->errors);
+    free(t->path);
+    t->reports = NULL;
+    t->nreports = t->capreports = 0;
+    t->errors = NULL;
+    t->path = NULL;
+}
+
+/* Runs the workers and reports each task when its turn comes. */
+static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
+{
+    if (c->ntasks == 0) return LDX_OK;
+    size_t nw = (size_t)jobs < c->ntasks ? (size_t)jobs : c->ntasks;
+    worker *ws = calloc(nw, sizeof(*ws));
+    if (!ws) return LDX_ENOMEM;
+    ldx_status st = LDX_OK;
+    size_t started = 0;
+    for (; started < nw; started++) {
+        ws[started].c = c;
+        if (ldx_scanner_create(&ws[started].scanner, rs) != LDX_OK) {
+            st = LDX_ENOMEM;
+            break;
+        }
+        if (pthread_create(&ws[started].thread, NULL, worker_main, &ws[started]) != 0) {
+            ldx_scanner_destroy(ws[started].scanner);
+            if (started == 0) st = LDX_ENOMEM; /* with one or more, the rest still gets done */
+            break;
+        }
+    }
+    for (size_t i = 0; i < c->ntasks && started; i++) {
+        task *t = &c->tasks[i];
+        pthread_mutex_lock(&c->mu);
+        while (!t->done) {
+            if (c->progress) {
+                progress_draw(c);
+                struct timespec until;
+                clock_gettime(CLOCK_REALTIME, &until);
+                until.tv_nsec += 200 * 1000000L;
+                if (until.tv_nsec >= 1000000000L) {
+                    until.tv_sec++;
+                    until.tv_nsec -= 1000000000L;
+                }
+                pthread_cond_timedwait(&c->cv, &c->mu, &until);
+            } else {
+                pthread_cond_wait(&c->cv, &c->mu);
+            }
+        }
+        pthread_mutex_unlock(&c->mu);
+        progress_clear(c);
+        if (st == LDX_OK) {
+            if (t->st == LDX_ENOMEM) st = LDX_ENOMEM;
+            else report_task(c, t);
+            if (t->st == LDX_ENOMEM) st = LDX_ENOMEM;
+        }
+        free_task(t);
+        if (c->progress) {
+            fflush(stdout);
+            pthread_mutex_lock(&c->mu);
+            progress_draw(c);
+            pthread_mutex_unlock(&c->mu);
+        }
+    }
+    for (size_t i = 0; i < started; i++) {
+        pthread_join(ws[i].thread, NULL);
+        ldx_scanner_destroy(ws[i].scanner);
+    }
+    progress_clear(c);
+    free(ws);
     return st;
 }
 
-static ldx_status load_baseline(scan_ctx *c, const char *path)
+/* ---- the summary after a text report of several files ---- */
+
+static int cmp_worst(const void *a, const void *b)
+{
+    const summary_row *x = a, *y = b;
+    if (x->worst != y->worst) return x->worst > y->worst ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+static int cmp_class(const void *a, const void *b)
+{
+    const summary_row *x = a, *y = b;
+    return strcmp(x->klass ? x->klass : "", y->klass ? y->klass : "");
+}
+
+typedef struct {
+    const char *klass;
+    size_t count;
+} class_count;
+
+static int cmp_count(const void *a, const void *b)
+{
+    const class_count *x = a, *y = b;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    return strcmp(x->klass, y->klass);
+}
+
+static void print_summary(scan_ctx *c, FILE *fp)
+{
+    size_t diagnosed = 0;
+    for (size_t i = 0; i < c->nrows; i++) diagnosed += c->rows[i].klass != NULL;
+    fprintf(fp, "\nSummary: %zu files, %zu with a diagnosis, %zu without\n", c->nrows,
+            diagnosed, c->nrows - diagnosed);
+    if (!diagnosed) return;
+    summary_row *v = malloc(c->nrows * sizeof(*v));
+    if (!v) return;
+    size_t n = 0;
+    for (size_t i = 0; i < c->nrows; i++)
+        if (c->rows[i].klass) v[n++] = c->rows[i];
+    /* Files per initiating class, most common first (then by name, for stability). */
+    qsort(v, n, sizeof(*v), cmp_class);
+    class_count *groups = malloc(n * sizeof(*groups));
+    size_t ng = 0;
+    for (size_t i = 0; groups && i < n; i++) {
+        if (ng && !strcmp(groups[ng - 1].klass, v[i].klass)) groups[ng - 1].count++;
+        else groups[ng++] = (class_count){v[i].klass, 1};
+    }
+    if (groups) qsort(groups, ng, sizeof(*groups), cmp_count);
+    fputs("  by initiating class:\n", fp);
+    for (size_t i = 0; i < ng; i++) fprintf(fp, "    %-40s %zu\n", groups[i].klass, groups[i].count);
+    free(groups);
+    qsort(v, n, sizeof(*v), cmp_worst);
+    fputs("  worst first:\n", fp);
+    size_t show = n < 20 ? n : 20;
+    for (size_t i = 0; i < show; i++)
+        fprintf(fp, "    %-8s  %s  %s (%s)\n",
+                v[i].worst >= 0 ? ldx_severity_name((ldx_severity)v[i].worst) : "-", v[i].path,
+                v[i].klass, v[i].rule);
+    if (n > show) fprintf(fp, "    ... and %zu more\n", n - show);
+    free(v);
+}
+
+/* ---- the command ---- */
+
+static ldx_status load_baseline(ldx_scanner *s, const char *path, ldx_file_report **out)
 {
     ldx_reader *r;
     ldx_status st = ldx_reader_open_path(&r, path);
     if (st != LDX_OK) return st;
-    st = ldx_analyze(c->scanner, r, &c->baseline);
+    st = ldx_analyze(s, r, out);
     ldx_reader_destroy(r);
-    return c->baseline ? LDX_OK : st;
+    return *out ? LDX_OK : st;
+}
+
+static int default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
 int cmd_scan(cli_opts *o)
@@ -98,49 +418,65 @@ int cmd_scan(cli_opts *o)
         return EXIT_ERROR;
     }
     scan_ctx c = {.o = o, .worst = -1};
+    pthread_mutex_init(&c.mu, NULL);
+    pthread_cond_init(&c.cv, NULL);
+    ldx_file_report *baseline = NULL;
     ldx_report_opts ro = {.color = cli_use_color(o), .quiet = o->quiet, .fail_on = o->fail_on};
-    if (ldx_msgs_create(&c.errors) != LDX_OK || ldx_scanner_create(&c.scanner, rs) != LDX_OK ||
-        ldx_report_create(&c.report, o->format, &ro, stdout) != LDX_OK) {
+    int rc = EXIT_ERROR;
+    if (ldx_msgs_create(&c.errors) != LDX_OK ||
+        ldx_report_create(&c.report, o->format, &ro, stdout) != LDX_OK ||
+        (o->redact && ldx_redactor_create(&c.redactor) != LDX_OK)) {
         fprintf(stderr, "logdx: out of memory\n");
-        ldx_scanner_destroy(c.scanner);
-        ldx_msgs_destroy(c.errors);
-        ldx_ruleset_destroy(rs);
-        return EXIT_ERROR;
+        goto out;
     }
     if (rule_errors)
         ldx_msgs_add(c.errors, LDX_MSG_ERROR, NULL, 0, 0,
                      "some rules are invalid and were left out (see the messages above)");
-    if (o->baseline && load_baseline(&c, o->baseline) != LDX_OK) {
-        fprintf(stderr, "logdx: %s: cannot read the baseline log: %s\n", o->baseline,
-                strerror(errno));
-        ldx_report_destroy(c.report);
-        ldx_scanner_destroy(c.scanner);
-        ldx_msgs_destroy(c.errors);
-        ldx_ruleset_destroy(rs);
-        return EXIT_ERROR;
+    if (o->baseline) {
+        ldx_scanner *s = NULL;
+        ldx_status bs = ldx_scanner_create(&s, rs);
+        if (bs == LDX_OK) bs = load_baseline(s, o->baseline, &baseline);
+        ldx_scanner_destroy(s);
+        if (bs != LDX_OK) {
+            fprintf(stderr, "logdx: %s: cannot read the baseline log: %s\n", o->baseline,
+                    strerror(errno));
+            goto out;
+        }
     }
+    c.baseline = baseline;
+
     ldx_status st = LDX_OK;
     if (o->nargs == 0) {
         if (isatty(STDIN_FILENO))
             fprintf(stderr, "logdx: reading a log from standard input (see logdx --help)\n");
-        st = scan_stdin(&c);
+        st = add_task(&c, "-");
     }
+    ldx_walk_filter filter = {o->include, o->ninclude, o->exclude, o->nexclude};
     for (size_t i = 0; i < o->nargs && st != LDX_ENOMEM; i++) {
         const char *p = o->args[i];
         if (!strcmp(p, "-")) {
-            st = scan_stdin(&c);
+            st = add_task(&c, p);
             continue;
         }
         size_t before = ldx_msgs_count(c.errors);
-        ldx_status ws = ldx_walk(p, scan_file, &c, c.errors);
+        ldx_status ws = ldx_walk_filtered(p, &filter, walk_found, &c, c.errors);
         if (ws == LDX_ENOMEM) st = ws;
         if (ldx_msgs_count(c.errors) > before) {
-            c.failed = true;
+            for (size_t k = before; k < ldx_msgs_count(c.errors); k++)
+                if (ldx_msgs_get(c.errors, k)->level == LDX_MSG_ERROR) c.failed = true;
             print_since(c.errors, before);
         }
     }
+
+    c.progress = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));
+    clock_gettime(CLOCK_MONOTONIC, &c.t0);
+    if (st == LDX_OK) st = scan_all(&c, rs, o->jobs > 0 ? o->jobs : default_jobs());
+
     if (ldx_report_finish(c.report, c.errors) != LDX_OK) c.out_failed = true;
-    int rc;
+    if (!c.out_failed && !strcmp(o->format, "text") && !o->quiet && c.nrows > 1) {
+        print_summary(&c, stdout);
+        if (fflush(stdout) != 0 || ferror(stdout)) c.out_failed = true;
+    }
     if (c.out_failed) {
         if (errno != EPIPE) fprintf(stderr, "logdx: cannot write the report: %s\n", strerror(errno));
         rc = EXIT_ERROR;
@@ -152,10 +488,17 @@ int cmd_scan(cli_opts *o)
     } else {
         rc = (o->fail_on >= 0 && c.worst >= o->fail_on) ? EXIT_FOUND : EXIT_CLEAN;
     }
+out:
+    for (size_t i = 0; i < c.ntasks; i++) free_task(&c.tasks[i]);
+    free(c.tasks);
+    for (size_t i = 0; i < c.nrows; i++) free(c.rows[i].path);
+    free(c.rows);
     ldx_report_destroy(c.report);
-    ldx_file_report_destroy(c.baseline);
-    ldx_scanner_destroy(c.scanner);
+    ldx_redactor_destroy(c.redactor);
+    ldx_file_report_destroy(baseline);
     ldx_msgs_destroy(c.errors);
     ldx_ruleset_destroy(rs);
+    pthread_cond_destroy(&c.cv);
+    pthread_mutex_destroy(&c.mu);
     return rc;
 }

@@ -14,7 +14,27 @@ int main(int argc, char **argv)
         cli_free(&o);
         return rc;
     }
-    if (o.nargs && !strcmp(o.args[0], "explain")) {
+    if (o.nargs && !strcmp(o.args[0], "help-man")) {
+        /* hidden: the build writes logdx.1 with it, from the table --help prints */
+        FILE *fp = o.nargs > 1 ? fopen(o.args[1], "w") : stdout;
+        rc = fp && cli_usage_man(fp) == 0 ? EXIT_CLEAN : EXIT_ERROR;
+        if (fp && fp != stdout && fclose(fp) != 0) rc = EXIT_ERROR;
+        if (!fp) perror("logdx: help-man");
+    } else if (o.nargs && !strcmp(o.args[0], "run")) {
+        o.args++;
+        o.nargs--;
+        rc = cmd_run(&o);
+        o.args--;
+    } else if (o.follow && o.nargs && (!strcmp(o.args[0], "explain") || !strcmp(o.args[0], "rules"))) {
+        fprintf(stderr, "logdx: --follow watches a log; it does not go with %s\n", o.args[0]);
+        rc = EXIT_ERROR;
+    } else if (o.follow) {
+        bool sub = o.nargs && !strcmp(o.args[0], "scan");
+        o.args += sub;
+        o.nargs -= sub;
+        rc = cmd_follow(&o);
+        o.args -= sub;
+    } else if (o.nargs && !strcmp(o.args[0], "explain")) {
         o.args++;
         o.nargs--;
         rc = cmd_explain(&o);

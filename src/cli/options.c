@@ -36,6 +36,7 @@ void cli_usage(FILE *fp)
           "       logdx rules test [PATH ...]          run the rules' own examples\n"
           "       logdx rules graph [dot]              what each failure class can set off\n"
           "       logdx explain RULE [LOG]             why a rule fired on a log, or why not\n"
+          "       logdx run [OPTIONS] -- CMD [ARG...]  run CMD, pass its output through, diagnose it\n"
           "\n"
           "A PATH may be a file, a folder (scanned recursively) or a gzip-compressed log.\n"
           "Exit status: 0 nothing at or above --fail-on, 1 something found, 2 an error.\n"
@@ -96,6 +97,7 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
             return EXIT_ERROR;
         }
         o->fail_on = s;
+        o->fail_on_set = true;
     } else if (!strcmp(n, "quiet")) {
         o->quiet = true;
     } else if (!strcmp(n, "baseline")) {

@@ -521,8 +521,9 @@ void ldx_file_report_baseline(ldx_file_report *fr, const ldx_file_report *baseli
     fr->launcher_note = launcher_note(fr);
 }
 
-ldx_status ldx_diagnose(const ldx_scanner *s, const char *path, ldx_file_report **out)
+ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
 {
+    ldx_scanner_flush(s);
     ldx_file_report *fr = calloc(1, sizeof(*fr));
     if (!fr) return LDX_ENOMEM;
     fr->path = ldxi_strdup(path ? path : "-");

@@ -127,8 +127,9 @@ static void add_parts(walk *w, const ldxi_cond *c, int depth, bool needed)
     w->x->parts[me].decisive = needed && !v && p->boolean && !below;
 }
 
-ldx_status ldx_explain(const ldx_scanner *s, const char *rule_id, ldx_explanation **out)
+ldx_status ldx_explain(ldx_scanner *s, const char *rule_id, ldx_explanation **out)
 {
+    ldx_scanner_flush(s);
     *out = NULL;
     long idx = ldx_ruleset_find(s->rs, rule_id);
     if (idx < 0) return LDX_ENOTFOUND;

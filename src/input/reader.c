@@ -1,21 +1,24 @@
-/* The line reader. Input comes in large blocks (zlib's gzread reads plain files
- * unchanged and inflates gzip ones, recognised by their magic bytes), and lines are
- * cut out of each block in place; only a line that straddles two blocks is copied. */
+/* The line reader. Input comes in large blocks from memory or from a read function
+ * (a descriptor, or a log that libarchive decompresses or takes out of an archive:
+ * see container.c), and lines are cut out of each block in place; only a line that
+ * straddles two blocks is copied. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "logdx/input.h"
 #include "../core/util.h"
+#include "input_int.h"
 
 #define BLOCK_SIZE (256u * 1024u)
 
 struct ldx_reader {
     char *name;
-    gzFile gz;           /* NULL for a memory reader */
+    ldxi_read_fn fn;     /* the source; NULL for a memory reader */
+    void *fnctx;
+    ldx_input *input;    /* owned, for ldx_reader_open_fd: where fn reads from */
     const char *mem;     /* the memory reader's data */
     size_t memlen;
     char *block;         /* owned block for gz input */
@@ -46,22 +49,18 @@ static ldx_status alloc_reader(ldx_reader **out, const char *name)
     return LDX_OK;
 }
 
-ldx_status ldx_reader_open_fd(ldx_reader **out, int fd, const char *name)
+ldx_status ldxi_reader_open_fn(ldx_reader **out, ldxi_read_fn fn, void *ctx,
+                               const char *name)
 {
     ldx_reader *r;
-    ldx_status st = alloc_reader(&r, name);
-    if (st != LDX_OK) {
-        close(fd);
-        return st;
-    }
+    LDX_TRY(alloc_reader(&r, name));
     r->block = malloc(BLOCK_SIZE);
-    r->gz = r->block ? gzdopen(fd, "rb") : NULL;
-    if (!r->gz) {
-        if (r->block) close(fd);
+    if (!r->block) {
         ldx_reader_destroy(r);
         return LDX_ENOMEM;
     }
-    gzbuffer(r->gz, BLOCK_SIZE);
+    r->fn = fn;
+    r->fnctx = ctx;
     r->buf = r->block;
     *out = r;
     return LDX_OK;
@@ -88,13 +87,16 @@ ldx_status ldx_reader_open_mem(ldx_reader **out, const char *data, size_t len,
 void ldx_reader_destroy(ldx_reader *r)
 {
     if (!r) return;
-    if (r->gz) gzclose(r->gz);
     free(r->block);
     ldxi_buf_free(&r->partial);
     free(r->name);
     free(r->error);
+    ldx_input *in = r->input;
     free(r);
+    ldx_input_destroy(in);
 }
+
+void ldxi_reader_own_input(ldx_reader *r, ldx_input *in) { r->input = in; }
 
 const char *ldx_reader_error(const ldx_reader *r) { return r->error; }
 const char *ldx_reader_name(const ldx_reader *r) { return r->name; }
@@ -123,30 +125,21 @@ static bool refill(ldx_reader *r)
         if (r->memlen == 0) r->eof = true;
         return r->memlen > 0;
     }
-    int n = gzread(r->gz, r->block, BLOCK_SIZE);
-    if (n < 0) {
-        int zerr;
-        const char *msg = gzerror(r->gz, &zerr);
-        if (zerr == Z_ERRNO) msg = strerror(errno);
-        set_error(r, msg);
-        r->eof = true;
-        return false;
+    if (r->fn) {
+        const char *err = NULL;
+        ssize_t got = r->fn(r->fnctx, r->block, BLOCK_SIZE, &err);
+        if (got <= 0) {
+            if (got < 0) set_error(r, err ? err : "read error");
+            r->eof = true;
+            return false;
+        }
+        r->buf = r->block;
+        r->pos = 0;
+        r->end = (size_t)got;
+        r->bytes += (uint64_t)got;
+        return true;
     }
-    if (n == 0) {
-        /* zlib reports a gzip stream cut short only here, as a buffer error. */
-        int zerr;
-        const char *msg = gzerror(r->gz, &zerr);
-        if (zerr == Z_BUF_ERROR || zerr == Z_DATA_ERROR)
-            set_error(r, zerr == Z_BUF_ERROR ? "truncated compressed input (unexpected end of file)"
-                                             : msg);
-        r->eof = true;
-        return false;
-    }
-    r->buf = r->block;
-    r->pos = 0;
-    r->end = (size_t)n;
-    r->bytes += (uint64_t)n;
-    return true;
+    return false;
 }
 
 static void partial_add(ldx_reader *r, const char *p, size_t n)

@@ -1,8 +1,13 @@
 /* Directory walking for batch scans: regular files in sorted order, so that output is
- * stable across runs and machines. Symbolic links to directories are not followed,
- * which also rules out loops. */
+ * stable across runs and machines.
+ *
+ * Symbolic links to folders are followed, but only after everything reachable without
+ * them, and every folder (by device and inode) is walked once: a "latest -> run42"
+ * link beside run42/ does not scan it twice (the real path wins), and a link back up
+ * the tree ends instead of looping. --include/--exclude filters apply here. */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,33 +15,134 @@
 #include "logdx/input.h"
 #include "../core/util.h"
 
+typedef struct {
+    dev_t dev;
+    ino_t ino;
+} dir_id;
+
+typedef struct {
+    const ldx_walk_filter *filter;
+    size_t rootlen;      /* strlen of the root and its "/": what to cut for relative paths */
+    ldx_walk_fn fn;
+    void *ctx;
+    ldx_msgs *errs;
+    dir_id *seen;        /* folders walked, sorted */
+    size_t nseen, capseen;
+    char **links;        /* symbolic links to folders, for the second pass */
+    size_t nlinks, caplinks;
+} walker;
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static ldx_status walk_dir(const char *path, ldx_walk_fn fn, void *ctx, ldx_msgs *errs,
-                           int depth)
+static int cmp_id(const dir_id *a, const dir_id *b)
+{
+    if (a->dev != b->dev) return a->dev < b->dev ? -1 : 1;
+    if (a->ino != b->ino) return a->ino < b->ino ? -1 : 1;
+    return 0;
+}
+
+/* Marks a folder as seen; false if it already was. */
+static ldx_status mark_seen(walker *w, const struct stat *sb, bool *fresh)
+{
+    dir_id id = {sb->st_dev, sb->st_ino};
+    size_t lo = 0, hi = w->nseen;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = cmp_id(&w->seen[mid], &id);
+        if (c == 0) {
+            *fresh = false;
+            return LDX_OK;
+        }
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    LDX_TRY(ldxi_grow((void **)&w->seen, &w->capseen, w->nseen + 1, sizeof(*w->seen)));
+    memmove(w->seen + lo + 1, w->seen + lo, (w->nseen - lo) * sizeof(*w->seen));
+    w->seen[lo] = id;
+    w->nseen++;
+    *fresh = true;
+    return LDX_OK;
+}
+
+static bool any_match(const char *const *pats, size_t n, const char *path, const char *base)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *subject = strchr(pats[i], '/') ? path : base;
+        if (fnmatch(pats[i], subject, 0) == 0) return true;
+    }
+    return false;
+}
+
+static bool excluded(const walker *w, const char *full, const char *base)
+{
+    const ldx_walk_filter *f = w->filter;
+    if (!f || !f->nexclude) return false;
+    const char *rel = strlen(full) > w->rootlen ? full + w->rootlen : base;
+    return any_match(f->exclude, f->nexclude, rel, base);
+}
+
+static bool included(const walker *w, const char *full, const char *base)
+{
+    const ldx_walk_filter *f = w->filter;
+    if (!f || !f->ninclude) return true;
+    const char *rel = strlen(full) > w->rootlen ? full + w->rootlen : base;
+    return any_match(f->include, f->ninclude, rel, base);
+}
+
+static ldx_status walk_dir(walker *w, const char *path, int depth);
+
+static ldx_status walk_entry(walker *w, const char *full, const char *base, int depth)
+{
+    struct stat sb;
+    if (lstat(full, &sb) != 0) {
+        ldx_msgs_add(w->errs, LDX_MSG_ERROR, full, 0, 0, "cannot stat: %s", strerror(errno));
+        return LDX_OK;
+    }
+    if (excluded(w, full, base)) return LDX_OK;
+    bool link = S_ISLNK(sb.st_mode);
+    if (link && stat(full, &sb) != 0) return LDX_OK; /* a dangling link: nothing to read */
+    if (S_ISDIR(sb.st_mode)) {
+        if (link) {
+            char *copy = ldxi_strdup(full);
+            if (!copy || LDXI_PUSH(w->links, w->nlinks, w->caplinks, copy) != LDX_OK) {
+                free(copy);
+                return LDX_ENOMEM;
+            }
+            return LDX_OK;
+        }
+        bool fresh;
+        LDX_TRY(mark_seen(w, &sb, &fresh));
+        return fresh ? walk_dir(w, full, depth + 1) : LDX_OK;
+    }
+    if (S_ISREG(sb.st_mode) && included(w, full, base)) return w->fn(full, w->ctx);
+    return LDX_OK;
+}
+
+static ldx_status walk_dir(walker *w, const char *path, int depth)
 {
     if (depth > 64) {
-        ldx_msgs_add(errs, LDX_MSG_ERROR, path, 0, 0, "directory nesting too deep");
-        return LDX_ELIMIT;
+        ldx_msgs_add(w->errs, LDX_MSG_ERROR, path, 0, 0, "directory nesting too deep");
+        return LDX_OK;
     }
     DIR *d = opendir(path);
     if (!d) {
-        ldx_msgs_add(errs, LDX_MSG_ERROR, path, 0, 0, "cannot open directory: %s",
+        ldx_msgs_add(w->errs, LDX_MSG_ERROR, path, 0, 0, "cannot open directory: %s",
                      strerror(errno));
-        return LDX_EIO;
+        return LDX_OK;
     }
     char **names = NULL;
     size_t n = 0, cap = 0;
     ldx_status st = LDX_OK;
     struct dirent *e;
+    size_t plen = strlen(path);
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
             continue;
-        char *full = ldxi_asprintf("%s%s%s", path,
-                                   path[strlen(path) - 1] == '/' ? "" : "/", e->d_name);
+        char *full = ldxi_asprintf("%s%s%s", path, plen && path[plen - 1] == '/' ? "" : "/",
+                                   e->d_name);
         if (!full || LDXI_PUSH(names, n, cap, full) != LDX_OK) {
             free(full);
             st = LDX_ENOMEM;
@@ -46,34 +152,72 @@ static ldx_status walk_dir(const char *path, ldx_walk_fn fn, void *ctx, ldx_msgs
     closedir(d);
     if (n) qsort(names, n, sizeof(*names), cmp_str);
     for (size_t i = 0; i < n && st == LDX_OK; i++) {
-        struct stat sb;
-        if (lstat(names[i], &sb) != 0) {
-            ldx_msgs_add(errs, LDX_MSG_ERROR, names[i], 0, 0, "cannot stat: %s",
-                         strerror(errno));
-            continue;
-        }
-        if (S_ISDIR(sb.st_mode)) {
-            ldx_status s2 = walk_dir(names[i], fn, ctx, errs, depth + 1);
-            if (s2 == LDX_ENOMEM) st = s2;
-        } else if (S_ISREG(sb.st_mode)) {
-            st = fn(names[i], ctx);
-        } else if (S_ISLNK(sb.st_mode)) {
-            struct stat tb;
-            if (stat(names[i], &tb) == 0 && S_ISREG(tb.st_mode)) st = fn(names[i], ctx);
-        }
+        const char *base = strrchr(names[i], '/') + 1;
+        st = walk_entry(w, names[i], base, depth);
     }
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names);
     return st;
 }
 
-ldx_status ldx_walk(const char *path, ldx_walk_fn fn, void *ctx, ldx_msgs *errs)
+/* The links to folders found so far, in the order found, each walked unless its target
+ * was walked already; links found inside them join the queue. */
+static ldx_status follow_links(walker *w)
+{
+    ldx_status st = LDX_OK;
+    for (size_t i = 0; i < w->nlinks && st == LDX_OK; i++) {
+        const char *link = w->links[i];
+        struct stat sb;
+        if (stat(link, &sb) != 0) continue;
+        bool fresh;
+        st = mark_seen(w, &sb, &fresh);
+        if (st != LDX_OK) break;
+        if (!fresh) {
+            /* Pointing at a folder it is inside: a loop. Elsewhere: a second name for a
+             * folder already scanned, which is normal ("latest -> run42"). */
+            char *real_link = realpath(link, NULL), *parent = ldxi_strdup(link);
+            char *slash = parent ? strrchr(parent, '/') : NULL;
+            if (slash) *slash = 0;
+            char *real_parent = slash ? realpath(parent, NULL) : NULL;
+            size_t rl = real_link ? strlen(real_link) : 0;
+            if (real_link && real_parent && !strncmp(real_parent, real_link, rl) &&
+                (real_parent[rl] == '/' || real_parent[rl] == 0))
+                ldx_msgs_add(w->errs, LDX_MSG_WARNING, link, 0, 0,
+                             "symbolic link loop (points to a folder it is inside), not followed");
+            free(real_link);
+            free(real_parent);
+            free(parent);
+            continue;
+        }
+        st = walk_dir(w, link, 1);
+    }
+    return st;
+}
+
+ldx_status ldx_walk_filtered(const char *path, const ldx_walk_filter *filter, ldx_walk_fn fn,
+                             void *ctx, ldx_msgs *errs)
 {
     struct stat sb;
     if (stat(path, &sb) != 0) {
-        ldx_msgs_add(errs, LDX_MSG_ERROR, path, 0, 0, "cannot open: %s", strerror(errno));
-        return errno == ENOENT ? LDX_ENOTFOUND : LDX_EIO;
+        int e = errno;
+        ldx_msgs_add(errs, LDX_MSG_ERROR, path, 0, 0, "cannot open: %s", strerror(e));
+        return e == ENOENT ? LDX_ENOTFOUND : LDX_EIO;
     }
-    if (S_ISDIR(sb.st_mode)) return walk_dir(path, fn, ctx, errs, 0);
-    return fn(path, ctx);
+    if (!S_ISDIR(sb.st_mode)) return fn(path, ctx);
+    size_t plen = strlen(path);
+    walker w = {.filter = filter, .fn = fn, .ctx = ctx, .errs = errs,
+                .rootlen = plen + (plen && path[plen - 1] == '/' ? 0 : 1)};
+    bool fresh;
+    ldx_status st = mark_seen(&w, &sb, &fresh);
+    if (st == LDX_OK) st = walk_dir(&w, path, 0);
+    if (st == LDX_OK) st = follow_links(&w);
+    for (size_t i = 0; i < w.nlinks; i++) free(w.links[i]);
+    free(w.links);
+    free(w.seen);
+    return st;
+}
+
+ldx_status ldx_walk(const char *path, ldx_walk_fn fn, void *ctx, ldx_msgs *errs)
+{
+    return ldx_walk_filtered(path, NULL, fn, ctx, errs);
 }

@@ -137,11 +137,13 @@ static ldx_status j_begin(ldx_report *r)
     return LDX_OK;
 }
 
-static ldx_status j_file(ldx_report *r, const ldx_file_report *fr)
+/* One entry of "files"; also each line of --format jsonl (jsonl.c). */
+cJSON *ldxi_json_file(const ldx_file_report *fr);
+
+cJSON *ldxi_json_file(const ldx_file_report *fr)
 {
-    json_state *s = r->state;
     cJSON *f = cJSON_CreateObject();
-    if (!f) return LDX_ENOMEM;
+    if (!f) return NULL;
     cJSON_AddStringToObject(f, "path", fr->path);
     cJSON_AddNumberToObject(f, "lines", (double)fr->lines);
     cJSON *ds = cJSON_AddArrayToObject(f, "diagnoses");
@@ -167,6 +169,14 @@ static ldx_status j_file(ldx_report *r, const ldx_file_report *fr)
         if (fr->launcher_note) cJSON_AddStringToObject(lo, "note", fr->launcher_note);
     }
     cJSON_AddItemToObject(f, "errors", ldxi_json_errors(fr->errors));
+    return f;
+}
+
+static ldx_status j_file(ldx_report *r, const ldx_file_report *fr)
+{
+    json_state *s = r->state;
+    cJSON *f = ldxi_json_file(fr);
+    if (!f) return LDX_ENOMEM;
     cJSON_AddItemToArray(s->files, f);
     s->nfiles++;
     if (fr->n) {

@@ -5,9 +5,11 @@
 
 static const ldxi_format *const formats[] = {&ldxi_format_text, &ldxi_format_json,
                                              &ldxi_format_sarif, &ldxi_format_junit,
-                                             &ldxi_format_github};
+                                             &ldxi_format_github, &ldxi_format_jsonl,
+                                             &ldxi_format_html};
 
-static const char *const names[] = {"text", "json", "sarif", "junit", "github", NULL};
+static const char *const names[] = {"text", "json", "sarif", "junit", "github", "jsonl", "html",
+                                    NULL};
 
 const char *const *ldx_report_formats(void) { return names; }
 

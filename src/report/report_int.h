@@ -27,6 +27,8 @@ extern const ldxi_format ldxi_format_json;
 extern const ldxi_format ldxi_format_sarif;
 extern const ldxi_format ldxi_format_junit;
 extern const ldxi_format ldxi_format_github;
+extern const ldxi_format ldxi_format_jsonl;
+extern const ldxi_format ldxi_format_html;
 
 /* A malloc'd copy of s that is valid UTF-8 (each invalid byte becomes U+FFFD) with no
  * control characters but tab and line ends (others become spaces), so that a file name

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "logdx/input.h"
+#include "hsdb.h"
 #include "load.h"
 
 struct ldx_compiler {
@@ -239,6 +240,7 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
     c->arena = NULL;
     c->rules = NULL;
     c->n = c->cap = 0;
+    ldxi_hsdb_build(rs, c->msgs);
     *out = rs;
     return c->failed ? LDX_ERULE : LDX_OK;
 }
@@ -248,6 +250,7 @@ void ldx_ruleset_destroy(ldx_ruleset *rs)
     if (!rs) return;
     for (size_t i = 0; i < rs->n; i++) ldxi_rule_free(rs->rules[i]);
     free(rs->rules);
+    ldxi_hsdb_free(rs->hs);
     ldxi_arena_destroy(rs->arena);
     free(rs);
 }

@@ -66,14 +66,15 @@ static void check_keys(ctx *c, const ldxi_ynode *map, const char *const *allowed
             if (map->items[j]->kind == LDXI_YSCALAR && strcmp(map->items[j]->str, k->str) == 0)
                 error_at(c, k, "%s: duplicate key '%s'", where, k->str);
         int ok = 0;
-        const char *best = NULL;
-        size_t bestd = 3;
-        for (const char *const *a = allowed; *a; a++) {
-            if (strcmp(*a, k->str) == 0) ok = 1;
-            size_t d = edit_distance(*a, k->str);
-            if (d < bestd) bestd = d, best = *a;
-        }
+        for (const char *const *a = allowed; *a && !ok; a++) ok = strcmp(*a, k->str) == 0;
         if (!ok) {
+            /* only an unknown key pays for the suggestion */
+            const char *best = NULL;
+            size_t bestd = 3;
+            for (const char *const *a = allowed; *a; a++) {
+                size_t d = edit_distance(*a, k->str);
+                if (d < bestd) bestd = d, best = *a;
+            }
             if (best)
                 error_at(c, k, "%s: unknown key '%s' (did you mean '%s'?)", where, k->str, best);
             else
@@ -207,7 +208,8 @@ static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
                  si->name);
     }
     pcre2_match_data_free(md);
-    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE); /* without JIT it is only slower */
+    /* JIT compilation happens on first use (see the scanner): most patterns of a large
+     * rule set never reach PCRE2 behind the prefilter, and start-up stays fast */
     sc->code = code;
     uint32_t count = 0, esize = 0;
     PCRE2_SPTR table = NULL;

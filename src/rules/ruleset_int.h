@@ -12,6 +12,7 @@
 
 typedef struct {
     pcre2_code *code;
+    int jitted;            /* JIT-compiled yet: set once, under a lock, on first use */
     const char **capnames; /* named captures, in name-table order */
     int *capgroups;        /* their group numbers */
     size_t ncaps;
@@ -50,6 +51,7 @@ struct ldx_ruleset {
     ldxi_rule **rules;
     size_t n;
     uint32_t max_groups;   /* the most capture groups of any pattern, for match data */
+    struct ldxi_hsdb *hs;  /* the prefilter, or NULL: PCRE2 on every line */
 };
 
 /* Embedded sources, generated at build time by ldx-embed. */

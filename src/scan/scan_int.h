@@ -57,6 +57,15 @@ typedef struct {
     uint64_t count;
 } ldxi_trackstate;
 
+typedef struct {
+    size_t off, len;     /* in the batch buffer */
+    uint64_t lineno;
+} ldxi_bline;
+
+typedef struct {
+    uint32_t line, id;   /* a prefilter hit: batch line index, database id */
+} ldxi_phit;
+
 struct ldx_scanner {
     const ldx_ruleset *rs;
     ldxi_sigstate **st;   /* st[rule][signal] */
@@ -68,9 +77,24 @@ struct ldx_scanner {
     uint64_t truncated;
     ldxi_launcher launcher;
     char versions[LDXI_NCOMPONENTS][32]; /* "" when not seen */
+    pcre2_match_context *mctx;           /* match, depth and heap limits */
+    uint64_t *limit_hits;                /* per rule: lines where a limit stopped a match */
+    uint32_t *limit_sig;                 /* per rule: the signal that hit it last */
+    /* the prefilter engine: lines are batched, scanned at once, confirmed by PCRE2 */
+    void *hs_scratch;
+    size_t *rule_base;                   /* first database id of each rule's signals */
+    char *batch;
+    size_t blen, bcap;
+    ldxi_bline *bl;
+    size_t nbl, blcap;
+    ldxi_phit *ph;
+    size_t nph, phcap;
+    bool ph_failed;                      /* out of memory collecting hits: confirm all */
 };
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
+/* Scans the lines queued for the prefilter; ldx_diagnose() calls it before reading. */
+void ldxi_scanner_flush(ldx_scanner *s);
 
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);
 const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t);

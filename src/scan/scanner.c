@@ -1,11 +1,28 @@
 /* The scanner: every signal pattern of every rule against each line (ANSI removed).
- * This is the plain engine: correct and simple; a prefilter can sit in front of it
- * without changing what it records. */
+ *
+ * Two engines record exactly the same things. The plain one runs every PCRE2 pattern
+ * on every line. The prefilter one (when Vectorscan is built in) copies lines into a
+ * batch, one per '\n' so that '^' and '$' mean what they mean per line, scans the
+ * batch once for all patterns in prefilter mode (a superset of their matches), and
+ * runs PCRE2 only for the (line, signal) pairs that hit, in the same rule and signal
+ * order as the plain engine, so sequences and evidence come out identical. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef LDX_HAVE_HS
+#include <hs/hs.h>
+#endif
+
 #include "scan_int.h"
+#include "../rules/hsdb.h"
+
+#define BATCH_BYTES ((size_t)256 << 10)
+/* Bounds on one match, so that one pathological pattern cannot stall a scan. */
+#define MATCH_LIMIT 2000000u
+#define DEPTH_LIMIT 20000u
+#define HEAP_LIMIT_KIB 65536u
 
 ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
 {
@@ -18,12 +35,27 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     /* at least 4 pairs: the version readers need group 1 */
     s->md = pcre2_match_data_create(rs->max_groups > 4 ? rs->max_groups : 4, NULL);
     s->clean = malloc(LDX_LINE_MAX + 1);
-    if (!s->st || !s->rule_lines || !s->trk || !s->md || !s->clean) {
+    s->mctx = pcre2_match_context_create(NULL);
+    s->limit_hits = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
+    s->limit_sig = calloc(rs->n ? rs->n : 1, sizeof(uint32_t));
+    s->rule_base = calloc(rs->n + 1, sizeof(size_t));
+    if (!s->st || !s->rule_lines || !s->trk || !s->md || !s->clean || !s->mctx ||
+        !s->limit_hits || !s->limit_sig || !s->rule_base) {
         ldx_scanner_destroy(s);
         return LDX_ENOMEM;
     }
+    pcre2_set_match_limit(s->mctx, MATCH_LIMIT);
+    pcre2_set_depth_limit(s->mctx, DEPTH_LIMIT);
+    pcre2_set_heap_limit(s->mctx, HEAP_LIMIT_KIB);
+#ifdef LDX_HAVE_HS
+    if (rs->hs && hs_alloc_scratch(rs->hs->db, (hs_scratch_t **)&s->hs_scratch) != HS_SUCCESS) {
+        ldx_scanner_destroy(s);
+        return LDX_ENOMEM;
+    }
+#endif
     for (size_t i = 0; i < rs->n; i++) {
         size_t ns = rs->rules[i]->info.nsignals;
+        s->rule_base[i + 1] = s->rule_base[i] + ns;
         s->st[i] = calloc(ns ? ns : 1, sizeof(ldxi_sigstate));
         size_t nt = rs->rules[i]->ntrackers;
         if (nt) s->trk[i] = calloc(nt, sizeof(ldxi_trackstate));
@@ -61,6 +93,8 @@ static void clear(ldx_scanner *s)
         }
     }
     s->lines = s->truncated = 0;
+    s->blen = s->nbl = s->nph = 0;
+    if (s->limit_hits) memset(s->limit_hits, 0, s->rs->n * sizeof(uint64_t));
     memset(&s->launcher, 0, sizeof s->launcher);
     memset(s->versions, 0, sizeof s->versions);
     if (s->rule_lines) memset(s->rule_lines, 0, s->rs->n * sizeof(uint64_t));
@@ -80,6 +114,16 @@ void ldx_scanner_destroy(ldx_scanner *s)
     }
     free(s->st);
     free(s->trk);
+    pcre2_match_context_free(s->mctx);
+    free(s->limit_hits);
+    free(s->limit_sig);
+    free(s->rule_base);
+    free(s->batch);
+    free(s->bl);
+    free(s->ph);
+#ifdef LDX_HAVE_HS
+    if (s->hs_scratch) hs_free_scratch(s->hs_scratch);
+#endif
     free(s->rule_lines);
     pcre2_match_data_free(s->md);
     free(s->clean);
@@ -241,33 +285,209 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
     }
 }
 
+static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* JIT-compiles a pattern the first time any scanner needs it. The ruleset is shared by
+ * threads, so this is the one place that writes to it: under a lock, with the flag
+ * published after the compiled code, and no thread matching the pattern before it
+ * sees the flag. */
+static void jit_once(const ldxi_sigc *sc)
+{
+    if (__atomic_load_n(&sc->jitted, __ATOMIC_ACQUIRE)) return;
+    pthread_mutex_lock(&jit_lock);
+    ldxi_sigc *w = (ldxi_sigc *)sc;
+    if (!w->jitted) {
+        pcre2_jit_compile(w->code, PCRE2_JIT_COMPLETE); /* without JIT it is only slower */
+        __atomic_store_n(&w->jitted, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&jit_lock);
+}
+
+/* One signal on one line: PCRE2 decides, within its limits. */
+static bool confirm(ldx_scanner *s, const ldxi_rule *r, size_t i, size_t k, const char *text,
+                    size_t len)
+{
+    jit_once(&r->sigs[k]);
+    int rc = pcre2_match(r->sigs[k].code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx);
+    if (rc >= 0) return true;
+    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+        rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
+        s->limit_hits[i]++;
+        s->limit_sig[i] = (uint32_t)k;
+    }
+    return false;
+}
+
+/* The structure readers see every line they may care about. */
+static void structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
+                      bool launcher_hint, bool version_hint)
+{
+    if (s->launcher.state || launcher_hint) ldxi_launcher_feed(&s->launcher, text, len, lineno);
+    if (version_hint) ldxi_versions_feed(s, text, len);
+}
+
+/* The plain engine: every pattern on the line. */
+static void scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno)
+{
+    line_ctx lc = {.parsed = false};
+    /* cheap tests first: the summary's lines all have a ':', banners a '.' */
+    structure(s, text, len, lineno, memchr(text, ':', len) != NULL, true);
+    for (size_t i = 0; i < s->rs->n; i++) {
+        const ldxi_rule *r = s->rs->rules[i];
+        bool hit = false;
+        for (size_t k = 0; k < r->info.nsignals; k++) {
+            if (!confirm(s, r, i, k, text, len)) continue;
+            record(s, r, k, &s->st[i][k], text, len, lineno, &lc);
+            if (r->ntrackers) track(s, r, i, k, lineno, &lc.li);
+            hit = true;
+        }
+        s->rule_lines[i] += hit;
+    }
+}
+
+#ifdef LDX_HAVE_HS
+static int on_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
+                  void *ctx)
+{
+    (void)from;
+    (void)flags;
+    ldx_scanner *s = ctx;
+    /* the line holding the match's last byte; bl[] is sorted by offset */
+    size_t end = to ? (size_t)to - 1 : 0, lo = 0, hi = s->nbl;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (s->bl[mid].off <= end) lo = mid;
+        else hi = mid;
+    }
+    if (s->nph && s->ph[s->nph - 1].line == lo && s->ph[s->nph - 1].id == id) return 0;
+    if (ldxi_grow((void **)&s->ph, &s->phcap, s->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
+        s->ph_failed = true;
+        return 1; /* stop: every line will be confirmed instead */
+    }
+    s->ph[s->nph++] = (ldxi_phit){(uint32_t)lo, id};
+    return 0;
+}
+
+static int phit_cmp(const void *a, const void *b)
+{
+    const ldxi_phit *x = a, *y = b;
+    if (x->line != y->line) return x->line < y->line ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+#endif
+
+void ldxi_scanner_flush(ldx_scanner *s)
+{
+#ifdef LDX_HAVE_HS
+    if (!s->nbl) return;
+    const ldxi_hsdb *h = s->rs->hs;
+    s->nph = 0;
+    s->ph_failed = false;
+    hs_scan(h->db, s->batch, (unsigned)s->blen, 0, s->hs_scratch, on_hit, s);
+    if (s->nph > 1) {
+        /* a pattern can end several matches on one line: keep each (line, id) once */
+        qsort(s->ph, s->nph, sizeof(ldxi_phit), phit_cmp);
+        size_t w = 1;
+        for (size_t r = 1; r < s->nph; r++)
+            if (s->ph[r].line != s->ph[w - 1].line || s->ph[r].id != s->ph[w - 1].id)
+                s->ph[w++] = s->ph[r];
+        s->nph = w;
+    }
+    size_t p = 0;
+    for (size_t l = 0; l < s->nbl; l++) {
+        const char *text = s->batch + s->bl[l].off;
+        size_t len = s->bl[l].len;
+        uint64_t lineno = s->bl[l].lineno;
+        /* this line's hits, as database ids (rule-major order), then the always list */
+        size_t p0 = p;
+        bool launcher = false, versions = false;
+        while (p < s->nph && s->ph[p].line == l) {
+            uint32_t id = s->ph[p].id;
+            if (id == h->nsig + LDXI_HS_LAUNCHER) launcher = true;
+            if (id == h->nsig + LDXI_HS_VERSIONS) versions = true;
+            p++;
+        }
+        if (s->ph_failed) {
+            /* could not keep the hits: fall back to every pattern on every line */
+            scan_plain(s, text, len, lineno);
+            continue;
+        }
+        structure(s, text, len, lineno, launcher, versions);
+        if (p == p0 && !h->nalways) continue;
+        line_ctx lc = {.parsed = false};
+        size_t a = 0, q = p0;
+        long cur_rule = -1;
+        bool hit = false;
+        for (;;) {
+            /* next candidate in (rule, signal) order from the two sorted lists */
+            size_t gq = SIZE_MAX, ga = SIZE_MAX;
+            while (q < p && s->ph[q].id >= h->nsig) q++;
+            if (q < p) gq = s->ph[q].id;
+            if (a < h->nalways) ga = s->rule_base[h->always[a].rule] + h->always[a].sig;
+            if (gq == SIZE_MAX && ga == SIZE_MAX) break;
+            size_t g;
+            if (gq <= ga) {
+                g = gq;
+                q++;
+                if (gq == ga) a++;
+            } else {
+                g = ga;
+                a++;
+            }
+            ldxi_sigref ref = h->ids[g];
+            if ((long)ref.rule != cur_rule) {
+                if (cur_rule >= 0) s->rule_lines[cur_rule] += hit;
+                cur_rule = ref.rule;
+                hit = false;
+            }
+            const ldxi_rule *r = s->rs->rules[ref.rule];
+            if (!confirm(s, r, ref.rule, ref.sig, text, len)) continue;
+            record(s, r, ref.sig, &s->st[ref.rule][ref.sig], text, len, lineno, &lc);
+            if (r->ntrackers) track(s, r, ref.rule, ref.sig, lineno, &lc.li);
+            hit = true;
+        }
+        if (cur_rule >= 0) s->rule_lines[cur_rule] += hit;
+    }
+    s->nbl = s->blen = s->nph = 0;
+#else
+    (void)s;
+#endif
+}
+
+void ldx_scanner_flush(ldx_scanner *s) { ldxi_scanner_flush(s); }
+
 ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
 {
     s->lines++;
     if (line->truncated) s->truncated++;
     size_t len = line->len;
     const char *text = line->text;
-    if (memchr(text, 0x1b, len)) {
-        len = ldx_strip_ansi(text, len, s->clean);
-        text = s->clean;
-    }
-    line_ctx lc = {.parsed = false};
-    /* cheap test first: the summary's lines all have a ':' */
-    if (s->launcher.state || memchr(text, ':', len)) ldxi_launcher_feed(&s->launcher, text, len, line->lineno);
-    ldxi_versions_feed(s, text, len);
-    for (size_t i = 0; i < s->rs->n; i++) {
-        const ldxi_rule *r = s->rs->rules[i];
-        bool hit = false;
-        for (size_t k = 0; k < r->info.nsignals; k++) {
-            int rc = pcre2_match(r->sigs[k].code, (PCRE2_SPTR)text, len, 0, 0, s->md, NULL);
-            if (rc >= 0) {
-                record(s, r, k, &s->st[i][k], text, len, line->lineno, &lc);
-                if (r->ntrackers) track(s, r, i, k, line->lineno, &lc.li);
-                hit = true;
-            }
+    bool ansi = memchr(text, 0x1b, len) != NULL;
+    if (!s->rs->hs) {
+        if (ansi) {
+            len = ldx_strip_ansi(text, len, s->clean);
+            text = s->clean;
         }
-        s->rule_lines[i] += hit;
+        scan_plain(s, text, len, line->lineno);
+        return LDX_OK;
     }
+    /* queue the line (without its escapes) for the prefilter */
+    if (ldxi_grow((void **)&s->batch, &s->bcap, s->blen + len + 1, 1) != LDX_OK ||
+        ldxi_grow((void **)&s->bl, &s->blcap, s->nbl + 1, sizeof(ldxi_bline)) != LDX_OK) {
+        ldxi_scanner_flush(s);
+        if (ansi) {
+            len = ldx_strip_ansi(text, len, s->clean);
+            text = s->clean;
+        }
+        scan_plain(s, text, len, line->lineno);
+        return LDX_OK;
+    }
+    char *dst = s->batch + s->blen;
+    size_t n = ansi ? ldx_strip_ansi(text, len, dst) : (memcpy(dst, text, len), len);
+    dst[n] = '\n';
+    s->bl[s->nbl++] = (ldxi_bline){s->blen, n, line->lineno};
+    s->blen += n + 1;
+    if (s->blen >= BATCH_BYTES) ldxi_scanner_flush(s);
     return LDX_OK;
 }
 

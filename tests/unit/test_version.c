@@ -50,6 +50,7 @@ static const char *version_of(const char *log, const char *component)
     ldx_reader_open_mem(&r, log, strlen(log), "v");
     ldx_line l;
     while (ldx_reader_next(r, &l) == LDX_OK) ldx_scanner_line(s, &l);
+    ldx_scanner_flush(s);
     const char *v = ldx_scanner_version(s, component);
     snprintf(out, sizeof out, "%s", v ? v : "");
     ldx_reader_destroy(r);

@@ -1,0 +1,231 @@
+#!/bin/sh
+# bench/run.sh [SIZE]: logdx's speed and memory against rg, grep, cat and the
+# decompressors, on a generated training log of SIZE bytes (default 1G; 64M, 512K ...).
+#
+# Environment:
+#   LOGDX=path      the binary to measure (default: build/logdx, else one built in build-bench/)
+#   REPEAT=3        runs per measurement; the best wall time counts
+#   SLOW=30         after a run longer than this many seconds, no more repeats of it
+#   GREP_SLICE=4M   grep -E is timed on the log's first GREP_SLICE bytes and scaled
+#   SEED=1          the generator's seed
+#   BENCH_TMP=dir   where the logs go (default: a new folder under $TMPDIR or /tmp)
+#   KEEP=1          keep that folder
+set -u
+
+SIZE=${1:-1G}
+REPEAT=${REPEAT:-3}
+SLOW=${SLOW:-30}
+GREP_SLICE=${GREP_SLICE:-4M}
+SEED=${SEED:-1}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "bench: $*"; exit 2; }
+
+bytes() { # 64M -> 67108864
+    awk -v s="$1" 'BEGIN { n = s + 0; u = toupper(substr(s, length(s)));
+        if (u == "K") n *= 1024; else if (u == "M") n *= 1048576; else if (u == "G") n *= 1073741824;
+        printf "%.0f\n", n }'
+}
+SIZE_B=$(bytes "$SIZE")
+[ "$SIZE_B" -gt 0 ] 2>/dev/null || die "SIZE must be a number of bytes with an optional K, M or G, not '$SIZE'"
+GREP_B=$(bytes "$GREP_SLICE")
+
+# ---- tools --------------------------------------------------------------------------
+need_pkg() { # need_pkg COMMAND DEBIAN-PACKAGE
+    command -v "$1" >/dev/null 2>&1 && return 0
+    say "bench: installing $2 for $1"
+    if [ "$(id -u)" = 0 ]; then apt-get install -y "$2" >/dev/null 2>&1
+    else sudo apt-get install -y "$2" >/dev/null 2>&1; fi
+    command -v "$1" >/dev/null 2>&1
+}
+[ -x /usr/bin/time ] || need_pkg /usr/bin/time time || die "needs GNU time (/usr/bin/time, Debian package 'time')"
+need_pkg rg ripgrep || say "bench: no rg (Debian package 'ripgrep'): its rows will be n/a"
+need_pkg gzip gzip || die "needs gzip"
+have_zstd=1; command -v zstd >/dev/null 2>&1 || have_zstd=0
+CC=${CC:-cc}
+
+if [ -z "${LOGDX:-}" ]; then
+    if [ -x "$root/build/logdx" ]; then
+        LOGDX=$root/build/logdx
+    else
+        say "bench: building logdx in build-bench/"
+        { cmake -S "$root" -B "$root/build-bench" >/dev/null &&
+          cmake --build "$root/build-bench" --target logdx -j2 >/dev/null; } || die "build failed"
+        LOGDX=$root/build-bench/logdx
+    fi
+fi
+[ -x "$LOGDX" ] || die "no logdx binary at $LOGDX"
+
+T=${BENCH_TMP:-$(mktemp -d "${TMPDIR:-/tmp}/logdx-bench.XXXXXX")}
+mkdir -p "$T" || die "cannot create $T"
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$T"' EXIT INT TERM
+
+$CC -std=c11 -O2 -o "$T/gen_log" "$here/gen_log.c" || die "cannot compile gen_log.c"
+have_inflate=1
+$CC -std=c11 -O2 -o "$T/inflate" "$here/inflate.c" -lz 2>/dev/null || have_inflate=0
+
+# ---- the timer: best wall time of REPEAT runs and the largest peak RSS ---------------
+# timeit NAME CMD...   (CMD's stdout goes to /dev/null) sets NAME_s and NAME_mib.
+# Wall time comes from date(1) in ns (GNU time's %e has only 10 ms steps), so it
+# includes starting /usr/bin/time itself: about a millisecond.
+timeit() {
+    name=$1; shift
+    best=; peak=0; i=0
+    while [ "$i" -lt "$REPEAT" ]; do
+        i=$((i + 1))
+        t0=$(date +%s%N)
+        /usr/bin/time -o "$T/time.out" -f '%M %x' "$@" >/dev/null 2>"$T/stderr.out"
+        t1=$(date +%s%N)
+        s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
+        line=$(tail -n 1 "$T/time.out")
+        kib=${line%% *}; rc=${line#* }
+        if [ "$rc" -ge 2 ]; then
+            say "bench: '$*' exited with $rc:"; head -n 5 "$T/stderr.out" >&2
+        fi
+        best=$(awk -v a="$best" -v b="$s" 'BEGIN { r = (a == "" || b + 0 < a + 0) ? b : a; print r }')
+        [ "$kib" -gt "$peak" ] && peak=$kib
+        awk -v s="$s" -v lim="$SLOW" 'BEGIN { exit !(s > lim) }' && break
+    done
+    mib=$(awk -v k="$peak" 'BEGIN { printf "%.1f", k / 1024 }')
+    eval "${name}_s=\$best ${name}_mib=\$mib"
+    say "  $name: $best s, $mib MiB peak"
+}
+mbps() { awk -v b="$1" -v s="$2" 'BEGIN { if (s + 0 <= 0) s = 0.005; printf "%.1f", b / s / 1e6 }'; }
+
+# ---- inputs -------------------------------------------------------------------------
+say "bench: generating a $SIZE log (seed $SEED) in $T"
+"$T/gen_log" "$SIZE_B" "$SEED" >"$T/train.log" || die "gen_log failed"
+"$T/gen_log" 10K "$SEED" >"$T/small.log"
+"$T/gen_log" 1M "$SEED" >"$T/m1.log"
+# the 64 MiB point only when it lies between 1 MiB and SIZE
+[ "$SIZE_B" -gt 67108864 ] && "$T/gen_log" 64M "$SEED" >"$T/m64.log"
+head -c "$GREP_B" "$T/train.log" >"$T/slice.log"
+GREP_B=$(wc -c <"$T/slice.log")
+cat "$T/train.log" >/dev/null # into the page cache
+
+# the patterns: logdx's own export, or the rule files' when that subcommand is missing
+pat_note="from 'logdx rules patterns'"
+if ! "$LOGDX" rules patterns >"$T/patterns.pcre" 2>/dev/null || ! [ -s "$T/patterns.pcre" ]; then
+    pat_note="from rules/*.yaml by bench/patterns.py ('logdx rules patterns' is not there yet)"
+    python3 "$here/patterns.py" yaml "$root/rules" >"$T/patterns.pcre" || die "cannot read the rule files"
+fi
+NPAT=$(grep -c . "$T/patterns.pcre")
+NRULES=$(find "$root/rules" -name '*.yaml' | wc -l)
+python3 "$here/patterns.py" rust <"$T/patterns.pcre" >"$T/patterns.rust" 2>"$T/rust.note"
+python3 "$here/patterns.py" ere <"$T/patterns.pcre" >"$T/patterns.ere" 2>"$T/ere.note"
+
+# 4x rules: the rule folder three more times, every id renamed
+for k in 2 3 4; do
+    mkdir -p "$T/rules$k"
+    find "$root/rules" -name '*.yaml' | while read -r f; do
+        sed -E "s/^id:[[:space:]]*(.*[^[:space:]])[[:space:]]*\$/id: \\1-copy$k/" "$f" >"$T/rules$k/$(basename "$f")"
+    done
+done
+"$LOGDX" --fail-on never -q --rules "$T/rules2" --rules "$T/rules3" --rules "$T/rules4" "$T/small.log" \
+    >/dev/null 2>"$T/x4.err"
+[ $? -lt 2 ] || { say "bench: logdx rejected the copied rules:"; head -n 5 "$T/x4.err" >&2; }
+
+# compressed copies
+gzip -1 -c "$T/train.log" >"$T/train.log.gz"
+[ "$have_zstd" = 1 ] && zstd -q -3 -c "$T/train.log" >"$T/train.log.zst"
+
+# does logdx read .zst? A log with one real error: exit 1 means it was found.
+zst_ok=0
+if [ "$have_zstd" = 1 ]; then
+    printf 'step 1\nRuntimeError: CUDA error: an illegal memory access was encountered\n' | zstd -q -c >"$T/probe.zst"
+    "$LOGDX" -q --fail-on low "$T/probe.zst" >/dev/null 2>&1
+    [ $? = 1 ] && zst_ok=1
+fi
+
+# ---- measurements -------------------------------------------------------------------
+say "bench: measuring (best of $REPEAT; one run when a run takes over ${SLOW}s)"
+timeit cat cat "$T/train.log"
+timeit j1 "$LOGDX" --fail-on never -q -j 1 "$T/train.log"
+timeit j2 "$LOGDX" --fail-on never -q -j 2 "$T/train.log"
+if command -v rg >/dev/null 2>&1; then
+    timeit rg rg --no-unicode -c -f "$T/patterns.rust" "$T/train.log"
+else rg_s=; fi
+timeit grep grep -E -c -f "$T/patterns.ere" "$T/slice.log"
+timeit x4 "$LOGDX" --fail-on never -q -j 1 --rules "$T/rules2" --rules "$T/rules3" --rules "$T/rules4" "$T/train.log"
+timeit zcat zcat "$T/train.log.gz"
+if [ "$have_inflate" = 1 ]; then timeit zlib sh -c "exec \"$T/inflate\" < \"$T/train.log.gz\""; else zlib_s=; fi
+timeit gz "$LOGDX" --fail-on never -q -j 1 "$T/train.log.gz"
+zstdc_s=; zst_s=
+if [ "$have_zstd" = 1 ]; then
+    timeit zstdc zstd -q -dc "$T/train.log.zst"
+    [ "$zst_ok" = 1 ] && timeit zst "$LOGDX" --fail-on never -q -j 1 "$T/train.log.zst"
+fi
+REPEAT_SAVED=$REPEAT; REPEAT=1
+timeit mem1 "$LOGDX" --fail-on never -q -j 1 "$T/m1.log"
+mem64_s=; mem64_mib=
+[ -f "$T/m64.log" ] && timeit mem64 "$LOGDX" --fail-on never -q -j 1 "$T/m64.log"
+REPEAT=10
+timeit start "$LOGDX" --fail-on never -q "$T/small.log"
+REPEAT=$REPEAT_SAVED
+
+# ---- report -------------------------------------------------------------------------
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$root" status --porcelain -- src include 2>/dev/null | head -n 1)
+[ -n "$dirty" ] && commit="$commit+changes"
+row() { printf '%-44s %9s %10s %9s\n' "$1" "$2" "$3" "$4"; }
+cmp_row() { printf '%-44s %-22s %-16s %s\n' "$1" "$2" "$3" "$4"; }
+verdict() { awk -v v="$1" -v op="$2" -v g="$3" 'BEGIN {
+    if (v == "") { print "n/a"; exit }
+    ok = (op == ">=") ? (v + 0 >= g + 0) : (v + 0 < g + 0);
+    print ok ? "met" : "missed" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print ""; else printf "%.2f", a / b }'; }
+
+echo
+echo "logdx benchmark: $SIZE log ($SIZE_B bytes, seed $SEED), $("$LOGDX" --version 2>/dev/null) at $commit"
+echo "$NRULES rules, $NPAT patterns $pat_note"
+echo "rg and grep get the same patterns rewritten for their syntax: $(sed 's/^[a-z]*: //' "$T/rust.note") for rg, $(sed 's/^[a-z]*: //' "$T/ere.note") for grep"
+echo "MB = 10^6 bytes; time = best wall seconds of $REPEAT runs (one when a run took over ${SLOW}s); peak = max RSS"
+echo
+row "command" "time s" "MB/s" "peak MiB"
+row "cat log" "$cat_s" "$(mbps "$SIZE_B" "$cat_s")" "$cat_mib"
+row "logdx -j 1 log" "$j1_s" "$(mbps "$SIZE_B" "$j1_s")" "$j1_mib"
+row "logdx -j 2 log" "$j2_s" "$(mbps "$SIZE_B" "$j2_s")" "$j2_mib"
+if [ -n "$rg_s" ]; then row "rg --no-unicode -c -f patterns log" "$rg_s" "$(mbps "$SIZE_B" "$rg_s")" "$rg_mib"
+else row "rg --no-unicode -c -f patterns log" "n/a" "n/a" "n/a"; fi
+grep_scaled=$(awk -v s="$grep_s" -v a="$GREP_B" -v b="$SIZE_B" 'BEGIN { printf "%.1f", s * b / a }')
+row "grep -E -c -f patterns (first $GREP_SLICE, scaled)" "$grep_scaled" "$(mbps "$GREP_B" "$grep_s")" "$grep_mib"
+row "logdx -j 1 with 4x the rules" "$x4_s" "$(mbps "$SIZE_B" "$x4_s")" "$x4_mib"
+row "zcat log.gz (gzip -1)" "$zcat_s" "$(mbps "$SIZE_B" "$zcat_s")" "$zcat_mib"
+[ -n "$zlib_s" ] && row "bare zlib inflate loop (bench/inflate.c)" "$zlib_s" "$(mbps "$SIZE_B" "$zlib_s")" "$zlib_mib"
+row "logdx -j 1 log.gz" "$gz_s" "$(mbps "$SIZE_B" "$gz_s")" "$gz_mib"
+if [ "$have_zstd" = 1 ]; then
+    row "zstd -dc log.zst" "$zstdc_s" "$(mbps "$SIZE_B" "$zstdc_s")" "$zstdc_mib"
+    if [ -n "$zst_s" ]; then row "logdx -j 1 log.zst" "$zst_s" "$(mbps "$SIZE_B" "$zst_s")" "$zst_mib"
+    else row "logdx -j 1 log.zst" "n/a" "n/a" "n/a"; fi
+fi
+row "logdx 1 MiB log" "$mem1_s" "" "$mem1_mib"
+[ -n "$mem64_s" ] && row "logdx 64 MiB log" "$mem64_s" "" "$mem64_mib"
+row "logdx 10 KB log (best of 10)" "$start_s" "" "$start_mib"
+[ "$have_zstd" = 1 ] && [ -z "$zst_s" ] && echo "(logdx did not diagnose a zstd-compressed log: no .zst support yet, so n/a)"
+
+echo
+cmp_row "target" "measured" "goal" "verdict"
+v=$(ratio "$rg_s" "$j1_s")
+cmp_row "1 thread vs rg, same patterns" "${v:-n/a}x rg's speed" ">= 2.5x" "$(verdict "$v" '>=' 2.5)"
+v=$(mbps "$SIZE_B" "$j2_s")
+cmp_row "2 threads, one file" "$v MB/s" ">= 2000 MB/s" "$(verdict "$v" '>=' 2000)"
+v=$(ratio "$x4_s" "$j1_s")
+cmp_row "4x the rules" "${v}x the time" "<= 1.5x" "$(verdict "$v" '<' 1.5001)"
+base_s=${zlib_s:-$zcat_s}; base_name=zlib; [ -n "$zlib_s" ] || base_name=zcat
+v=$(ratio "$base_s" "$gz_s")
+cmp_row "gzip: share of $base_name inflate speed" "$(awk -v v="$v" 'BEGIN { printf "%.0f%%", v * 100 }')" ">= 80%" "$(verdict "$v" '>=' 0.8)"
+if [ "$have_zstd" = 1 ] && [ -n "$zst_s" ]; then
+    v=$(ratio "$zstdc_s" "$zst_s")
+    cmp_row "zstd: share of zstd -dc speed" "$(awk -v v="$v" 'BEGIN { printf "%.0f%%", v * 100 }')" ">= 80%" "$(verdict "$v" '>=' 0.8)"
+else
+    cmp_row "zstd: share of zstd -dc speed" "n/a (no .zst input)" ">= 80%" "n/a"
+fi
+# the ruleset's own memory is what logdx holds on a 10 KB log
+v=$(awk -v a="$j1_mib" -v b="$start_mib" 'BEGIN { printf "%.1f", a - b }')
+cmp_row "peak memory beyond the ruleset ($SIZE)" "$v MiB (+${start_mib})" "< 64 MiB" "$(verdict "$v" '<' 64)"
+v=$(awk -v a="$j1_mib" -v b="$mem1_mib" -v c="${mem64_mib:-0}" 'BEGIN { m = a > c ? a : c; printf "%.1f", m - b }')
+cmp_row "memory growth 1 MiB -> $SIZE" "+$v MiB" "flat: < 8 MiB" "$(verdict "$v" '<' 8)"
+v=$(awk -v s="$start_s" 'BEGIN { printf "%.0f", s * 1000 }')
+cmp_row "start-up: 10 KB log, all rules" "$v ms" "< 20 ms" "$(verdict "$v" '<' 20)"

@@ -1,0 +1,410 @@
+/* Inputs that hold one log or many: a plain file, a compressed file, or an archive of
+ * logs (tar, compressed or not, and zip). The first bytes decide (magic.c); plain logs
+ * are read straight from the descriptor, everything else through libarchive, whose
+ * decompressors and archive readers are Debian's, not ours. Each log comes out as an
+ * ordinary line reader, so the scanner never knows what container it was in.
+ *
+ * libarchive is given only the filters and formats we mean to read (gzip, bzip2, xz,
+ * zstd; tar, zip and "raw" for a single compressed stream), not _all(): some of the
+ * others run external programs or guess formats from text. */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "logdx/input.h"
+#include "../core/util.h"
+#include "input_int.h"
+
+#define IO_BLOCK (256u * 1024u)
+
+struct ldx_input {
+    char *name;
+    int fd;
+    ldx_input_kind kind;
+    /* The first bytes, when they had to be consumed to look at them (a pipe): served
+     * again before the rest of the descriptor. */
+    unsigned char head[LDX_DETECT_BYTES];
+    size_t headlen, headpos;
+    struct archive *ar;      /* an archive, or a compressed stream from a pipe */
+    ldxi_decoder *dec;       /* a compressed stream from a file (decode.c) */
+    unsigned char *ibuf;     /* the decoder's input */
+    size_t ilen, ipos;
+    bool in_eof;
+    unsigned char *pbuf;     /* decoded while looking for a tar header: served first */
+    size_t plen, ppos;
+    bool dec_failed;         /* the decoder stopped with errbuf's error */
+    unsigned char *iobuf;    /* libarchive's read buffer (pipe input) */
+    ldx_reader *cur;
+    bool started, done;
+    char *error;             /* set with a pending LDX_EIO */
+    bool error_pending;
+    char errbuf[256];
+};
+
+static void set_error(ldx_input *in, const char *msg)
+{
+    free(in->error);
+    in->error = ldxi_strdup(msg ? msg : "unknown error");
+}
+
+/* Bytes of the descriptor, the kept head first. */
+static ssize_t raw_read(ldx_input *in, void *buf, size_t cap)
+{
+    if (in->headpos < in->headlen) {
+        size_t n = in->headlen - in->headpos;
+        if (n > cap) n = cap;
+        memcpy(buf, in->head + in->headpos, n);
+        in->headpos += n;
+        return (ssize_t)n;
+    }
+    for (;;) {
+        ssize_t n = read(in->fd, buf, cap);
+        if (n >= 0 || errno != EINTR) return n;
+    }
+}
+
+static ssize_t plain_read(void *ctx, void *buf, size_t cap, const char **err)
+{
+    ldx_input *in = ctx;
+    ssize_t n = raw_read(in, buf, cap);
+    if (n < 0) {
+        snprintf(in->errbuf, sizeof in->errbuf, "%s", strerror(errno));
+        *err = in->errbuf;
+    }
+    return n;
+}
+
+static la_ssize_t archive_cb_read(struct archive *a, void *ctx, const void **out)
+{
+    ldx_input *in = ctx;
+    ssize_t n = raw_read(in, in->iobuf, IO_BLOCK);
+    if (n < 0) archive_set_error(a, errno, "%s", strerror(errno));
+    *out = in->iobuf;
+    return n;
+}
+
+static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
+{
+    ldx_input *in = ctx;
+    la_ssize_t n = archive_read_data(in->ar, buf, cap);
+    if (n < 0) {
+        snprintf(in->errbuf, sizeof in->errbuf, "%s",
+                 archive_error_string(in->ar) ? archive_error_string(in->ar)
+                                              : "damaged compressed data");
+        *err = in->errbuf;
+        return -1;
+    }
+    return n;
+}
+
+/* The decoded bytes of a compressed stream: what probing decoded first, then more. */
+static ssize_t stream_read(void *ctx, void *buf, size_t cap, const char **err)
+{
+    ldx_input *in = ctx;
+    if (in->ppos < in->plen) {
+        size_t n = in->plen - in->ppos;
+        if (n > cap) n = cap;
+        memcpy(buf, in->pbuf + in->ppos, n);
+        in->ppos += n;
+        return (ssize_t)n;
+    }
+    for (;;) {
+        if (in->dec_failed) {
+            *err = in->errbuf;
+            return -1;
+        }
+        if (in->ipos == in->ilen && !in->in_eof) {
+            ssize_t n = raw_read(in, in->ibuf, IO_BLOCK);
+            if (n < 0) {
+                snprintf(in->errbuf, sizeof in->errbuf, "%s", strerror(errno));
+                in->dec_failed = true;
+                continue;
+            }
+            in->ilen = (size_t)n;
+            in->ipos = 0;
+            in->in_eof = n == 0;
+        }
+        size_t out = 0;
+        const char *msg = NULL;
+        ldx_status st = ldxi_decoder_step(in->dec, in->ibuf, in->ilen, &in->ipos, buf, cap,
+                                          &out, in->in_eof, &msg);
+        if (st != LDX_OK) {
+            snprintf(in->errbuf, sizeof in->errbuf, "%s", msg ? msg : "corrupt data");
+            in->dec_failed = true;
+        } else if (!out && in->in_eof && in->ipos == in->ilen) {
+            if (ldxi_decoder_complete(in->dec)) return 0;
+            snprintf(in->errbuf, sizeof in->errbuf, "truncated %s input (unexpected end of file)",
+                     ldx_input_kind_name(in->kind));
+            in->dec_failed = true;
+        }
+        if (out) return (ssize_t)out;
+    }
+}
+
+/* Decodes the start of a compressed file: a tar inside goes to libarchive (from the
+ * start again), anything else is one log read by stream_read. */
+static ldx_status probe_stream(ldx_input *in, bool *is_tar)
+{
+    *is_tar = false;
+    ldx_status st = ldxi_decoder_create(&in->dec, in->kind);
+    if (st != LDX_OK) return st;
+    in->ibuf = malloc(IO_BLOCK);
+    unsigned char *p = malloc(IO_BLOCK);
+    if (!in->ibuf || !p) {
+        free(p);
+        return LDX_ENOMEM;
+    }
+    size_t len = 0;
+    const char *err;
+    while (len < LDX_DETECT_BYTES) {
+        ssize_t n = stream_read(in, p + len, IO_BLOCK - len, &err);
+        if (n <= 0) break;
+        len += (size_t)n;
+    }
+    if (ldx_input_detect(p, len) == LDX_KIND_TAR && lseek(in->fd, 0, SEEK_SET) == 0) {
+        free(p);
+        ldxi_decoder_destroy(in->dec);
+        in->dec = NULL;
+        *is_tar = true;
+        return LDX_OK;
+    }
+    in->pbuf = p;
+    in->plen = len;
+    return LDX_OK;
+}
+
+/* Reads the first bytes: in place where the descriptor can seek back (a file), by
+ * consuming and keeping them otherwise (a pipe). */
+static ldx_status read_head(ldx_input *in, bool *seekable)
+{
+    struct stat sb;
+    off_t at = lseek(in->fd, 0, SEEK_CUR);
+    *seekable = at == 0 && fstat(in->fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (*seekable) {
+        ssize_t n;
+        do n = pread(in->fd, in->head, sizeof in->head, 0);
+        while (n < 0 && errno == EINTR);
+        if (n < 0) return LDX_EIO;
+        in->headlen = (size_t)n;
+        in->kind = ldx_input_detect(in->head, in->headlen);
+        in->headlen = 0; /* nothing was consumed */
+        return LDX_OK;
+    }
+    while (in->headlen < sizeof in->head) {
+        ssize_t n = read(in->fd, in->head + in->headlen, sizeof in->head - in->headlen);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return LDX_EIO;
+        if (n == 0) break;
+        in->headlen += (size_t)n;
+    }
+    in->kind = ldx_input_detect(in->head, in->headlen);
+    return LDX_OK;
+}
+
+static ldx_status open_archive(ldx_input *in, bool seekable)
+{
+    in->ar = archive_read_new();
+    if (!in->ar) return LDX_ENOMEM;
+    archive_read_support_filter_gzip(in->ar);
+    archive_read_support_filter_bzip2(in->ar);
+    archive_read_support_filter_xz(in->ar);
+    archive_read_support_filter_zstd(in->ar);
+    archive_read_support_format_tar(in->ar);
+    archive_read_support_format_gnutar(in->ar);
+    archive_read_support_format_zip(in->ar);
+    archive_read_support_format_raw(in->ar);
+    int rc;
+    if (seekable) {
+        /* A seekable file lets the zip reader use the central directory. */
+        rc = archive_read_open_fd(in->ar, in->fd, IO_BLOCK);
+    } else {
+        in->iobuf = malloc(IO_BLOCK);
+        if (!in->iobuf) return LDX_ENOMEM;
+        rc = archive_read_open(in->ar, in, NULL, archive_cb_read, NULL);
+    }
+    if (rc != ARCHIVE_OK) {
+        set_error(in, archive_error_string(in->ar) ? archive_error_string(in->ar)
+                                                   : "cannot read the archive");
+        in->error_pending = true;
+        in->done = true;
+    }
+    return LDX_OK;
+}
+
+ldx_status ldx_input_open_fd(ldx_input **out, int fd, const char *name)
+{
+    *out = NULL;
+    ldx_input *in = calloc(1, sizeof(*in));
+    if (!in) {
+        close(fd);
+        return LDX_ENOMEM;
+    }
+    in->fd = fd;
+    in->name = ldxi_strdup(name ? name : "-");
+    if (!in->name) {
+        ldx_input_destroy(in);
+        return LDX_ENOMEM;
+    }
+    bool seekable;
+    ldx_status st = read_head(in, &seekable);
+    bool single = in->kind == LDX_KIND_GZIP || in->kind == LDX_KIND_XZ ||
+                  in->kind == LDX_KIND_ZSTD;
+    bool to_archive = in->kind != LDX_KIND_PLAIN;
+    if (st == LDX_OK && single && seekable) st = probe_stream(in, &to_archive);
+    if (st == LDX_OK && to_archive) st = open_archive(in, seekable);
+    if (st != LDX_OK) {
+        int e = errno;
+        ldx_input_destroy(in);
+        errno = e;
+        return st;
+    }
+    *out = in;
+    return LDX_OK;
+}
+
+ldx_status ldx_input_open(ldx_input **out, const char *path)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? LDX_ENOTFOUND : LDX_EIO;
+    return ldx_input_open_fd(out, fd, path);
+}
+
+void ldx_input_destroy(ldx_input *in)
+{
+    if (!in) return;
+    ldx_reader_destroy(in->cur);
+    if (in->ar) archive_read_free(in->ar);
+    ldxi_decoder_destroy(in->dec);
+    free(in->ibuf);
+    free(in->pbuf);
+    if (in->fd >= 0) close(in->fd);
+    free(in->iobuf);
+    free(in->error);
+    free(in->name);
+    free(in);
+}
+
+ldx_input_kind ldx_input_kind_of(const ldx_input *in) { return in->kind; }
+const char *ldx_input_error(const ldx_input *in) { return in->error; }
+
+static ldx_status next_member(ldx_input *in, ldx_reader **r)
+{
+    bool member_failed = in->cur && ldx_reader_error(in->cur);
+    ldx_reader_destroy(in->cur);
+    in->cur = NULL;
+    for (int retries = 0;;) {
+        struct archive_entry *e;
+        int rc = archive_read_next_header(in->ar, &e);
+        if (rc == ARCHIVE_EOF) {
+            in->done = true;
+            return LDX_EOF;
+        }
+        if (rc == ARCHIVE_RETRY && ++retries < 3) continue;
+        if (rc < ARCHIVE_WARN) {
+            /* Data cut short shows first in the member being read; once said, the
+             * broken header after it is the same problem. */
+            if (rc == ARCHIVE_FATAL || rc == ARCHIVE_RETRY) in->done = true;
+            if (member_failed && in->done) return LDX_EOF;
+            set_error(in, archive_error_string(in->ar) ? archive_error_string(in->ar)
+                                                       : "damaged archive");
+            return LDX_EIO;
+        }
+        if (!in->started) {
+            in->started = true;
+            /* The magic said compressed or archived, libarchive found neither: a header
+             * cut short or damaged. Reading it raw would scan compressed bytes. */
+            bool compressed = in->kind != LDX_KIND_ZIP && in->kind != LDX_KIND_TAR;
+            if (compressed ? archive_filter_code(in->ar, 0) == ARCHIVE_FILTER_NONE
+                           : archive_format(in->ar) == ARCHIVE_FORMAT_RAW) {
+                snprintf(in->errbuf, sizeof in->errbuf, "not a readable %s %s (damaged or cut short)",
+                         ldx_input_kind_name(in->kind), compressed ? "stream" : "archive");
+                set_error(in, in->errbuf);
+                in->done = true;
+                return LDX_EIO;
+            }
+        }
+        char *name;
+        if (archive_format(in->ar) == ARCHIVE_FORMAT_RAW) {
+            name = ldxi_strdup(in->name); /* one compressed log: its own name */
+        } else {
+            if (archive_entry_filetype(e) != AE_IFREG) continue;
+            const char *m = archive_entry_pathname_utf8(e);
+            if (!m) m = archive_entry_pathname(e);
+            name = ldx_input_member_name(in->name, m);
+        }
+        if (!name) return LDX_ENOMEM;
+        ldx_status st = ldxi_reader_open_fn(&in->cur, member_read, in, name);
+        free(name);
+        if (st != LDX_OK) return st;
+        *r = in->cur;
+        return LDX_OK;
+    }
+}
+
+ldx_status ldx_input_next(ldx_input *in, ldx_reader **r)
+{
+    *r = NULL;
+    if (in->error_pending) {
+        in->error_pending = false;
+        return LDX_EIO;
+    }
+    if (in->done) {
+        ldx_reader_destroy(in->cur);
+        in->cur = NULL;
+        return LDX_EOF;
+    }
+    if (!in->ar) {
+        ldx_reader_destroy(in->cur);
+        in->cur = NULL;
+        if (in->started) {
+            in->done = true;
+            return LDX_EOF;
+        }
+        in->started = true;
+        LDX_TRY(ldxi_reader_open_fn(&in->cur, in->dec ? stream_read : plain_read, in, in->name));
+        *r = in->cur;
+        return LDX_OK;
+    }
+    return next_member(in, r);
+}
+
+/* ---- ldx_reader_open_fd: the first log of an input, as one reader ---- */
+
+static ssize_t failed_read(void *ctx, void *buf, size_t cap, const char **err)
+{
+    ldx_input *in = ctx;
+    *err = in->error;
+    return -1;
+}
+
+static ssize_t empty_read(void *ctx, void *buf, size_t cap, const char **err) { return 0; }
+
+ldx_status ldx_reader_open_fd(ldx_reader **out, int fd, const char *name)
+{
+    *out = NULL;
+    ldx_input *in;
+    LDX_TRY(ldx_input_open_fd(&in, fd, name));
+    ldx_reader *r = NULL;
+    ldx_status st = ldx_input_next(in, &r);
+    if (st == LDX_OK) {
+        in->cur = NULL; /* the reader owns the input now, not the other way round */
+    } else if (st != LDX_ENOMEM) {
+        /* A damaged container or an archive without a log: a reader that says so (or
+         * has no lines), like a file that fails or is empty. */
+        st = ldxi_reader_open_fn(&r, st == LDX_EIO ? failed_read : empty_read, in, name);
+    }
+    if (st != LDX_OK) {
+        ldx_input_destroy(in);
+        return st;
+    }
+    ldxi_reader_own_input(r, in);
+    *out = r;
+    return LDX_OK;
+}

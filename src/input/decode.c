@@ -1,0 +1,136 @@
+/* Single compressed streams (gzip, xz, zstd) decoded with their own libraries, zlib,
+ * liblzma and libzstd, rather than through libarchive: libarchive's filters drop the
+ * block they were filling when the input ends early, and a log cut short (a copy of a
+ * job still writing, a node that died) has its cause in exactly that last block. These
+ * decoders hand over every byte they could decode, then say the input was cut.
+ * Concatenated streams (gzip members, xz streams, zstd frames) read as one; bytes after
+ * a complete stream that start no new one are ignored, as gzip(1) does. */
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "input_int.h"
+
+struct ldxi_decoder {
+    ldx_input_kind kind;
+    z_stream z;
+    lzma_stream x;
+    ZSTD_DStream *zs;
+    bool ended;      /* the last stream is complete: the input may end here */
+    bool stop;       /* trailing bytes that are not a stream: ignored */
+};
+
+ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind)
+{
+    *out = NULL;
+    ldxi_decoder *d = calloc(1, sizeof(*d));
+    if (!d) return LDX_ENOMEM;
+    d->kind = kind;
+    bool ok = false;
+    if (kind == LDX_KIND_GZIP) {
+        ok = inflateInit2(&d->z, 15 + 16) == Z_OK;
+    } else if (kind == LDX_KIND_XZ) {
+        lzma_stream init = LZMA_STREAM_INIT;
+        d->x = init;
+        ok = lzma_stream_decoder(&d->x, UINT64_MAX, LZMA_CONCATENATED) == LZMA_OK;
+    } else if (kind == LDX_KIND_ZSTD) {
+        d->zs = ZSTD_createDStream();
+        ok = d->zs && !ZSTD_isError(ZSTD_initDStream(d->zs));
+    }
+    if (!ok) {
+        if (kind == LDX_KIND_ZSTD) ZSTD_freeDStream(d->zs);
+        free(d);
+        return kind == LDX_KIND_GZIP || kind == LDX_KIND_XZ || kind == LDX_KIND_ZSTD
+                   ? LDX_ENOMEM
+                   : LDX_EINVAL;
+    }
+    *out = d;
+    return LDX_OK;
+}
+
+void ldxi_decoder_destroy(ldxi_decoder *d)
+{
+    if (!d) return;
+    if (d->kind == LDX_KIND_GZIP) inflateEnd(&d->z);
+    else if (d->kind == LDX_KIND_XZ) lzma_end(&d->x);
+    else ZSTD_freeDStream(d->zs);
+    free(d);
+}
+
+bool ldxi_decoder_complete(const ldxi_decoder *d) { return d->ended || d->stop; }
+
+static const char *lzma_msg(lzma_ret r)
+{
+    switch (r) {
+    case LZMA_MEM_ERROR: return "out of memory";
+    case LZMA_FORMAT_ERROR: return "not xz data";
+    case LZMA_OPTIONS_ERROR: return "unsupported xz options";
+    case LZMA_DATA_ERROR: return "xz data is corrupt";
+    case LZMA_BUF_ERROR: return "truncated xz input (unexpected end of file)";
+    default: return "xz decoding failed";
+    }
+}
+
+ldx_status ldxi_decoder_step(ldxi_decoder *d, const unsigned char *in, size_t ilen,
+                             size_t *ipos, unsigned char *out, size_t cap, size_t *opos,
+                             bool last, const char **err)
+{
+    if (d->stop) {
+        *ipos = ilen;
+        return LDX_OK;
+    }
+    if (d->kind == LDX_KIND_GZIP) {
+        if (d->ended && *ipos < ilen) {
+            if (in[*ipos] != 0x1f) {
+                d->stop = true;
+                *ipos = ilen;
+                return LDX_OK;
+            }
+            inflateReset(&d->z);
+            d->ended = false;
+        }
+        d->z.next_in = (Bytef *)(in + *ipos);
+        d->z.avail_in = (uInt)(ilen - *ipos);
+        d->z.next_out = out + *opos;
+        d->z.avail_out = (uInt)(cap - *opos);
+        int rc = inflate(&d->z, Z_NO_FLUSH);
+        *ipos = ilen - d->z.avail_in;
+        *opos = cap - d->z.avail_out;
+        if (rc == Z_STREAM_END) d->ended = true;
+        else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            *err = d->z.msg ? d->z.msg : "gzip data is corrupt";
+            return LDX_EIO;
+        }
+        return LDX_OK;
+    }
+    if (d->kind == LDX_KIND_XZ) {
+        d->x.next_in = in + *ipos;
+        d->x.avail_in = ilen - *ipos;
+        d->x.next_out = out + *opos;
+        d->x.avail_out = cap - *opos;
+        lzma_ret rc = lzma_code(&d->x, last ? LZMA_FINISH : LZMA_RUN);
+        *ipos = ilen - d->x.avail_in;
+        *opos = cap - d->x.avail_out;
+        if (rc == LZMA_STREAM_END) d->ended = true;
+        else if (rc == LZMA_BUF_ERROR && !last) return LDX_OK;
+        else if (rc != LZMA_OK) {
+            *err = lzma_msg(rc);
+            return LDX_EIO;
+        }
+        return LDX_OK;
+    }
+    ZSTD_inBuffer ib = {in, ilen, *ipos};
+    ZSTD_outBuffer ob = {out, cap, *opos};
+    size_t rc = ZSTD_decompressStream(d->zs, &ob, &ib);
+    bool moved = ib.pos != *ipos || ob.pos != *opos;
+    *ipos = ib.pos;
+    *opos = ob.pos;
+    if (ZSTD_isError(rc)) {
+        *err = ZSTD_getErrorName(rc);
+        return LDX_EIO;
+    }
+    if (moved) d->ended = rc == 0; /* a call without input says nothing new */
+    return LDX_OK;
+}

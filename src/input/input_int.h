@@ -1,0 +1,34 @@
+/* Internal to the input layer: a line reader fed by a function, so that the same line
+ * cutting serves plain descriptors, libarchive streams and archive members. */
+#ifndef LDX_INPUT_INT_H
+#define LDX_INPUT_INT_H
+
+#include <sys/types.h>
+
+#include "logdx/input.h"
+
+/* Reads up to cap bytes into buf: the count, 0 at the end, or -1 with *err set to a
+ * message that lives at least until the next call. */
+typedef ssize_t (*ldxi_read_fn)(void *ctx, void *buf, size_t cap, const char **err);
+
+/* The reader calls fn(ctx, ...) for each block; it owns neither. */
+ldx_status ldxi_reader_open_fn(ldx_reader **out, ldxi_read_fn fn, void *ctx,
+                               const char *name);
+
+/* A streaming decoder for one compressed stream (decode.c): gzip, xz or zstd. */
+typedef struct ldxi_decoder ldxi_decoder;
+/* LDX_EINVAL for a kind it does not decode. */
+ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind);
+void ldxi_decoder_destroy(ldxi_decoder *d);
+/* Decodes in[*ipos..ilen) into out[*opos..cap), advancing both; last: no input follows.
+ * LDX_OK, or LDX_EIO with *err (static text) when the data is corrupt. */
+ldx_status ldxi_decoder_step(ldxi_decoder *d, const unsigned char *in, size_t ilen,
+                             size_t *ipos, unsigned char *out, size_t cap, size_t *opos,
+                             bool last, const char **err);
+/* Whether the input may end here (the last stream is complete). */
+bool ldxi_decoder_complete(const ldxi_decoder *d);
+
+/* The reader destroys in when it is destroyed (ldx_reader_open_fd). */
+void ldxi_reader_own_input(ldx_reader *r, ldx_input *in);
+
+#endif

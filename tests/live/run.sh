@@ -1,0 +1,148 @@
+#!/bin/sh
+# logdx run and logdx --follow, which golden cases cannot test (a child process, a file
+# that grows while logdx watches it, a copy whose name holds a time and a pid), and the
+# completions and man page against the option table.
+#
+#   run.sh LOGDX
+set -u
+logdx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+oom=$root/tests/golden/torchrun-oom-cascade/input.log
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1 TMPDIR="$tmp/keep"
+mkdir "$TMPDIR"
+cd "$tmp" || exit 2
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
+# waits up to 5 s for a pattern in a file
+wait_for() {
+  i=0
+  while [ $i -lt 50 ]; do
+    grep -q -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.1
+    i=$((i + 1))
+  done
+  return 1
+}
+
+# --- run: output passes through unchanged, stream by stream ---------------------------
+printf 'a\rb\r\nc' >crlf.txt
+"$logdx" run -- sh -c "cat '$oom'; cat crlf.txt; echo to-stderr >&2; exit 3" >out 2>err
+rc=$?
+{ cat "$oom"; cat crlf.txt; } >want
+check "run: exit status is the command's (3)" '[ $rc = 3 ]'
+check "run: stdout is byte for byte the command's" 'cmp -s out want'
+check "run: the command's stderr comes first on stderr" '[ "$(head -1 err)" = to-stderr ]'
+check "run: the diagnosis is on stderr" 'grep -q "cuda-oom-pytorch" err'
+check "run: it says the command's status" 'grep -q "^logdx: sh exited with status 3" err'
+copy=$(sed -n 's/^logdx: the output (.*) is kept in //p' err)
+check "run: the copy exists and is private" '[ -f "$copy" ] && [ "$(stat -c %a "$copy")" = 600 ]'
+# 112 lines, then a, b (\r and \r\n end lines as in the reader), to-stderr, and c, which
+# has no line end and so is complete only when stdout closes
+check "run: the copy has the lines in the order they were completed" \
+  '[ "$(wc -l <"$copy")" = 116 ] && [ "$(sed -n 113,116p "$copy" | tr "\n" ,)" = "a,b,to-stderr,c," ]'
+check "run: the report's line numbers point into the copy" \
+  'grep -q "^\[rank2\]: torch.OutOfMemoryError" "$copy" && [ "$(grep -n "torch.OutOfMemoryError" "$copy" | head -1 | cut -d: -f1)" = 28 ]'
+
+# a line split across writes is joined; stderr lines do not cut it
+"$logdx" run -q -- sh -c 'printf "par"; sleep 0.2; echo err-line >&2; sleep 0.2; echo "tial"' >out 2>err
+copy=$(sed -n 's/^logdx: the output (.*) is kept in //p' err)
+check "run: a line written in two pieces stays one line" \
+  '[ "$(cat out)" = partial ] && [ "$(tr "\n" , <"$copy")" = "err-line,partial," ]'
+
+# --fail-on asks for logdx's exit status
+"$logdx" run --fail-on high -q -- sh -c "cat '$oom'; exit 3" >/dev/null 2>err
+check "run --fail-on high: exit 1 on a high diagnosis" '[ $? = 1 ]'
+"$logdx" run --fail-on critical -q -- sh -c "cat '$oom'; exit 3" >/dev/null 2>err
+check "run --fail-on critical: exit 0" '[ $? = 0 ]'
+"$logdx" run -q -- sh -c 'kill -KILL $$' >/dev/null 2>err
+check "run: killed by SIGKILL exits 137" '[ $? = 137 ] && grep -q "killed by signal 9" err'
+"$logdx" run -- logdx-no-such-command >/dev/null 2>err
+check "run: a command not found exits 127" '[ $? = 127 ] && grep -q "cannot run logdx-no-such-command" err'
+"$logdx" run >/dev/null 2>err
+check "run: without a command, exit 2" '[ $? = 2 ]'
+echo from-stdin | "$logdx" run -q -- cat >out 2>err
+check "run: the command reads logdx's stdin" '[ "$(cat out)" = from-stdin ]'
+"$logdx" run -q -- sh -c 'echo "$PYTHONUNBUFFERED"' >out 2>err
+check "run: PYTHONUNBUFFERED=1 for the command" '[ "$(cat out)" = 1 ]'
+
+# SIGTERM to logdx reaches the command, and logdx still reports
+"$logdx" run -q -- sh -c 'trap "echo got-term; exit 7" TERM; echo started; while :; do sleep 0.05; done' >out 2>err &
+pid=$!
+wait_for out started
+kill -TERM $pid
+wait $pid
+rc=$?
+check "run: SIGTERM is forwarded; exit is the command's (7)" '[ $rc = 7 ] && grep -q got-term out'
+
+# --- --follow --------------------------------------------------------------------------
+head -20 "$oom" >grow.log
+"$logdx" --follow grow.log >fout 2>ferr &
+pid=$!
+sleep 0.6
+check "follow: nothing printed before a rule fires" '[ ! -s fout ]'
+sed -n '21,30p' "$oom" >>grow.log
+check "follow: the diagnosis appears as the lines come" 'wait_for fout "grow.log:28: high cuda_oom cuda-oom-pytorch"'
+sed -n '31,$p' "$oom" >>grow.log
+check "follow: later rules appear too, each once" \
+  'wait_for fout "torchrun-child-failed" && [ "$(grep -c cuda-oom-pytorch fout)" = 1 ]'
+: >grow.log
+check "follow: a truncated file is said and started over" 'wait_for ferr "shrank (truncated); starting over"'
+cat "$oom" >>grow.log
+check "follow: after starting over, the rules fire again" \
+  'i=0; while [ $i -lt 50 ] && [ "$(grep -c "cuda-oom-pytorch:" fout)" != 2 ]; do sleep 0.1; i=$((i + 1)); done; [ $i -lt 50 ]'
+kill -INT $pid
+wait $pid
+rc=$?
+check "follow: SIGINT ends with the full diagnosis, exit 1" \
+  '[ $rc = 1 ] && grep -q "^grow.log: 112 lines, 3 diagnoses" fout'
+
+# the file deleted: the end
+printf 'x\n' >gone.log
+"$logdx" --follow --format json gone.log >fout 2>ferr &
+pid=$!
+sleep 0.5
+sed -n '1,40p' "$oom" >>gone.log
+wait_for ferr "cuda-oom-pytorch"
+rm gone.log
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+wait $pid
+rc=$?
+check "follow: a deleted file ends it; live lines go to stderr for json" \
+  '[ $rc = 1 ] && grep -q "gone.log was deleted" ferr && grep -q "gone.log:29: high cuda_oom" ferr'
+command -v python3 >/dev/null &&
+  check "follow: the final report is one JSON document with 41 lines" \
+  'python3 -c "import json,sys; d=json.load(open(\"fout\")); sys.exit(d[\"files\"][0][\"lines\"] != 41)"'
+
+# standard input: followed until it ends
+{ head -30 "$oom"; sleep 2; } | "$logdx" --follow -q >fout 2>ferr &
+pid=$!
+check "follow: a pipe's lines are diagnosed as they come" 'wait_for fout cuda-oom-pytorch && kill -0 $pid'
+wait $pid
+rc=$?
+check "follow: a pipe is followed to its end, then the report" \
+  '[ $rc = 1 ] && [ "$(grep -c cuda-oom-pytorch fout)" = 2 ]'
+"$logdx" --follow a b >/dev/null 2>&1
+check "follow: two files is an error" '[ $? = 2 ]'
+
+# --- completions and man page against the option table ---------------------------------
+opts=$("$logdx" --help | sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p')
+check "help lists options" '[ -n "$opts" ]'
+for o in $opts; do
+  grep -q -- "--$o" "$root/completions/logdx.bash" || bad "completions/logdx.bash lacks --$o"
+  grep -q -- "--$o" "$root/completions/_logdx" || bad "completions/_logdx lacks --$o"
+  "$logdx" help-man | sed 's/\\-/-/g' | grep -q -- "--$o" || bad "help-man lacks --$o"
+done
+check "bash completion loads" 'bash -c ". \"$root/completions/logdx.bash\" && complete -p logdx" >/dev/null'
+if command -v groff >/dev/null; then
+  "$logdx" help-man >logdx.1
+  check "man page renders without warnings" '[ -z "$(groff -man -ww -z logdx.1 2>&1)" ]'
+fi
+
+[ $fail = 0 ] && echo "live: all passed"
+exit $fail

@@ -1,0 +1,139 @@
+/* Differential test of the two scan engines: the prefilter one (Vectorscan, then PCRE2
+ * on hit lines) and the plain one (PCRE2 on every line) must produce identical
+ * diagnoses on every rule example of the built-in set and on every corpus log
+ * (../shared/corpus/dev, passed as argv[1] when present). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "logdx/logdx.h"
+
+static ldx_ruleset *fast, *plain;
+static const char *corpus_dir;
+
+static ldx_ruleset *load(const char *engine)
+{
+    if (engine) setenv("LOGDX_ENGINE", engine, 1);
+    else unsetenv("LOGDX_ENGINE");
+    ldx_msgs *m;
+    ldx_msgs_create(&m);
+    ldx_compiler *c;
+    ldx_compiler_create(&c, m);
+    ldx_compiler_add_builtin(c);
+    ldx_ruleset *rs = NULL;
+    ldx_compiler_finish(c, &rs);
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+    unsetenv("LOGDX_ENGINE");
+    return rs;
+}
+
+static ldx_file_report *run(const ldx_ruleset *rs, const char *data, size_t len)
+{
+    ldx_scanner *s;
+    ldx_scanner_create(&s, rs);
+    ldx_reader *r;
+    ldx_reader_open_mem(&r, data, len, "t");
+    ldx_file_report *fr = NULL;
+    ldx_analyze(s, r, &fr);
+    ldx_reader_destroy(r);
+    ldx_scanner_destroy(s);
+    return fr;
+}
+
+/* Compares two reports field by field; returns a description of the first difference. */
+static const char *differ(const ldx_file_report *a, const ldx_file_report *b)
+{
+    static char why[512];
+    if (a->lines != b->lines) return "line count";
+    if (a->n != b->n) {
+        snprintf(why, sizeof why, "%zu vs %zu diagnoses", a->n, b->n);
+        return why;
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        const ldx_diagnosis *x = &a->diagnoses[i], *y = &b->diagnoses[i];
+        snprintf(why, sizeof why, "diagnosis %zu (%s / %s)", i, x->rule->id, y->rule->id);
+        if (strcmp(x->rule->id, y->rule->id) || x->line != y->line || x->rank != y->rank ||
+            x->hits != y->hits || x->confidence != y->confidence || x->role != y->role ||
+            x->nevidence != y->nevidence || x->ntrends != y->ntrends)
+            return why;
+        for (size_t e = 0; e < x->nevidence; e++)
+            if (x->evidence[e].line != y->evidence[e].line ||
+                strcmp(x->evidence[e].text, y->evidence[e].text) ||
+                strcmp(x->evidence[e].signal, y->evidence[e].signal))
+                return why;
+    }
+    return NULL;
+}
+
+static void compare(const char *name, const char *data, size_t len, size_t *n)
+{
+    ldx_file_report *a = run(fast, data, len), *b = run(plain, data, len);
+    assert_non_null(a);
+    assert_non_null(b);
+    const char *d = differ(a, b);
+    if (d) fail_msg("%s: engines differ: %s", name, d);
+    ldx_file_report_destroy(a);
+    ldx_file_report_destroy(b);
+    (*n)++;
+}
+
+static void test_rule_examples(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    for (size_t i = 0; i < ldx_ruleset_count(fast); i++) {
+        const ldx_rule_info *r = ldx_ruleset_rule(fast, i);
+        const ldx_strv *lists[2] = {&r->ex_match, &r->ex_no_match};
+        for (int l = 0; l < 2; l++)
+            for (size_t e = 0; e < lists[l]->n; e++)
+                compare(r->id, lists[l]->v[e], strlen(lists[l]->v[e]), &n);
+    }
+    print_message("compared %zu rule examples\n", n);
+    assert_true(n > 300);
+}
+
+static void test_corpus_logs(void **state)
+{
+    (void)state;
+    if (!corpus_dir) skip();
+    DIR *d = opendir(corpus_dir);
+    if (!d) skip();
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l < 5 || strcmp(e->d_name + l - 4, ".log")) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", corpus_dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fseek(f, 0, SEEK_END);
+        long sz = ftell(f);
+        rewind(f);
+        char *buf = malloc((size_t)sz + 1);
+        size_t got = fread(buf, 1, (size_t)sz, f);
+        fclose(f);
+        compare(e->d_name, buf, got, &n);
+        free(buf);
+    }
+    closedir(d);
+    print_message("compared %zu corpus logs\n", n);
+}
+
+int main(int argc, char **argv)
+{
+    corpus_dir = argc > 1 ? argv[1] : NULL;
+    fast = load(NULL);
+    plain = load("pcre2");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rule_examples),
+        cmocka_unit_test(test_corpus_logs),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    ldx_ruleset_destroy(fast);
+    ldx_ruleset_destroy(plain);
+    return rc;
+}
