@@ -353,6 +353,22 @@ static int rules_graph(cli_opts *o)
     return errs ? EXIT_ERROR : EXIT_CLEAN;
 }
 
+/* logdx rules patterns: every signal pattern, one PCRE2 pattern a line, flags inline,
+ * so that other tools can be measured on exactly the same work (bench/). */
+static int rules_patterns(cli_opts *o)
+{
+    bool errs;
+    ldx_ruleset *rs = cli_load_rules(o, NULL, 0, &errs);
+    if (!rs) return EXIT_ERROR;
+    for (size_t i = 0; i < ldx_ruleset_count(rs); i++) {
+        const ldx_rule_info *r = ldx_ruleset_rule(rs, i);
+        for (size_t k = 0; k < r->nsignals; k++)
+            printf("%s%s\n", r->signals[k].caseless ? "(?i)" : "", r->signals[k].pattern);
+    }
+    ldx_ruleset_destroy(rs);
+    return errs ? EXIT_ERROR : EXIT_CLEAN;
+}
+
 int cmd_rules(cli_opts *o)
 {
     if (!o->nargs) {
@@ -368,8 +384,9 @@ int cmd_rules(cli_opts *o)
     else if (!strcmp(sub, "lint")) rc = rules_lint(o);
     else if (!strcmp(sub, "test")) rc = rules_test(o);
     else if (!strcmp(sub, "graph")) rc = rules_graph(o);
+    else if (!strcmp(sub, "patterns")) rc = rules_patterns(o);
     else {
-        fprintf(stderr, "logdx: unknown rules command '%s' (list, show, lint, test, graph)\n", sub);
+        fprintf(stderr, "logdx: unknown rules command '%s' (list, show, lint, test, graph, patterns)\n", sub);
         rc = EXIT_ERROR;
     }
     o->args--;

@@ -96,6 +96,17 @@ static FILE *open_copy(char **path_out)
     return NULL;
 }
 
+static void discard_copy(run_ctx *c)
+{
+    if (c->copy) {
+        fclose(c->copy);
+        unlink(c->copy_path);
+    }
+    c->copy = NULL;
+    free(c->copy_path);
+    c->copy_path = NULL;
+}
+
 static bool write_all(int fd, const char *p, size_t n)
 {
     while (n) {
@@ -164,6 +175,7 @@ int cmd_run(cli_opts *o)
     int out_p[2], err_p[2], st_p[2];
     if (pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC) || pipe2(st_p, O_CLOEXEC)) {
         fprintf(stderr, "logdx: cannot create a pipe: %s\n", strerror(errno));
+        discard_copy(&c);
         cli_live_end(&c.lv);
         return EXIT_ERROR;
     }
@@ -179,6 +191,15 @@ int cmd_run(cli_opts *o)
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "logdx: cannot start %s: %s\n", o->args[0], strerror(errno));
+        for (int i = 0; i < 2; i++) {
+            close(out_p[i]);
+            close(err_p[i]);
+            close(st_p[i]);
+        }
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        discard_copy(&c);
         cli_live_end(&c.lv);
         return EXIT_ERROR;
     }
@@ -201,11 +222,10 @@ int cmd_run(cli_opts *o)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
         close(out_p[0]);
         close(err_p[0]);
-        if (c.copy) {
-            fclose(c.copy);
-            unlink(c.copy_path);
-        }
-        free(c.copy_path);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+        discard_copy(&c);
         cli_live_end(&c.lv);
         return o->fail_on_set ? EXIT_ERROR : (exec_errno == ENOENT ? 127 : 126);
     }

@@ -35,6 +35,7 @@ void cli_usage(FILE *fp)
           "       logdx rules lint [PATH ...]          check rule files\n"
           "       logdx rules test [PATH ...]          run the rules' own examples\n"
           "       logdx rules graph [dot]              what each failure class can set off\n"
+          "       logdx rules patterns                 every signal pattern, one a line\n"
           "       logdx explain RULE [LOG]             why a rule fired on a log, or why not\n"
           "       logdx run [OPTIONS] -- CMD [ARG...]  run CMD, pass its output through, diagnose it\n"
           "\n"

@@ -190,7 +190,7 @@ bool ldxi_parse_quantity(const char *s, size_t n, double *out)
             /* a thousands separator ("1,024"): skip it, the digits follow */
         } else if (c == '.') {
             num[k++] = (char)c;
-        } else if ((c == 'e' || c == 'E') && digits && i + 1 < n &&
+        } else if ((c == 'e' || c == 'E') && digits && i + 1 < n && k + 2 < sizeof(num) &&
                    (isdigit((unsigned char)s[i + 1]) ||
                     ((s[i + 1] == '-' || s[i + 1] == '+') && i + 2 < n &&
                      isdigit((unsigned char)s[i + 2])))) {

@@ -582,6 +582,15 @@ ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out)
     ldx_status dst = ldx_diagnose(s, ldx_reader_name(r), out);
     if (dst != LDX_OK) return dst;
     (*out)->bytes = ldx_reader_bytes(r);
+    /* a pattern that hit PCRE2's limits counted as no match there: say so, per rule */
+    for (size_t i = 0; i < s->rs->n; i++)
+        if (s->limit_hits[i])
+            ldx_msgs_add((*out)->errors, LDX_MSG_WARNING, ldx_reader_name(r), 0, 0,
+                         "rule '%s', signal '%s': the pattern hit PCRE2's match limits on "
+                         "%llu line(s), counted there as no match",
+                         s->rs->rules[i]->info.id,
+                         s->rs->rules[i]->info.signals[s->limit_sig[i]].name,
+                         (unsigned long long)s->limit_hits[i]);
     if (first_long)
         ldx_msgs_add((*out)->errors, LDX_MSG_WARNING, ldx_reader_name(r), (unsigned)first_long,
                      0, "%llu line(s) longer than %zu bytes were matched on their first %zu bytes",

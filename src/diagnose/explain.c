@@ -124,7 +124,8 @@ static void add_parts(walk *w, const ldxi_cond *c, int depth, bool needed)
     /* decisive: needed to be true, false, and not explained by a decisive operand */
     bool below = false;
     for (size_t i = me + 1; i < w->x->nparts; i++) below |= w->x->parts[i].decisive;
-    w->x->parts[me].decisive = needed && !v && p->boolean && !below;
+    /* p may have moved: the recursion above grows the array */
+    w->x->parts[me].decisive = needed && !v && w->x->parts[me].boolean && !below;
 }
 
 ldx_status ldx_explain(ldx_scanner *s, const char *rule_id, ldx_explanation **out)

@@ -54,7 +54,7 @@ static const char pattern[] =
     "|(*MARK:token)\\bxox[abposr]-[A-Za-z0-9-]{10,}"
     "|(*MARK:token)\\beyJ[\\w-]{8,}\\.[\\w-]{8,}\\.[\\w-]{8,}"
     "|(*MARK:token)(?i:\\bbearer\\s+)\\K[A-Za-z0-9._~+/=-]{8,}"
-    "|(*MARK:token)(?i:[\\w-]*(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|access[_-]?key)"
+    "|(*MARK:token)(?i:(?<![\\w-])[\\w-]*(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|access[_-]?key)"
     "[\"']?\\s*[=:]\\s*[\"']?)\\K(?=[A-Za-z0-9_.~+/=-]*\\d)[A-Za-z0-9_.~+/=-]{8,}"
     "|(*MARK:token)(?<=://)[^/\\s:@]+:\\K[^/\\s@]+(?=@)"
     /* e-mail addresses, before host names take their domain */
@@ -76,9 +76,10 @@ static const char pattern[] =
     /* addresses */
     "|(*MARK:ip)(?<![\\w.])(?!127\\.|0\\.0\\.0\\.0)(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}"
     "(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(?!\\w|\\.\\d)"
-    "|(*MARK:ip)(?<![\\w.])(?:(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}"
-    "|[0-9A-Fa-f]{4}:(?:[0-9A-Fa-f]{1,4}:){0,5}:(?:[0-9A-Fa-f]{1,4}:){0,5}[0-9A-Fa-f]{1,4})"
-    "(?![\\w:])"
+    /* a full IPv6 address may follow a word ("remoteGidsfd00:..." in NCCL's IB lines) */
+    "|(*MARK:ip)(?<![0-9A-Fa-f:.])(?:[0-9A-Fa-f]{1,4}:){7}[0-9A-Fa-f]{1,4}(?![\\w:])"
+    "|(*MARK:ip)(?<![\\w.])[0-9A-Fa-f]{4}:(?:[0-9A-Fa-f]{1,4}:){0,5}:(?:[0-9A-Fa-f]{1,4}:){0,5}"
+    "[0-9A-Fa-f]{1,4}(?![\\w:])"
     /* user names */
     "|(*MARK:user)(?:/home|/Users|/users|/homes|/scratch)/\\K[A-Za-z_][\\w.-]{0,31}(?![\\w.-])"
     "|(*MARK:user)(?i:\\b[a-z]:\\\\Users\\\\)\\K[A-Za-z_][\\w.-]{0,31}(?![\\w.-])"
@@ -138,6 +139,7 @@ ldx_status ldx_redactor_create(ldx_redactor **out)
         free(rd);
         return LDX_EINVAL;
     }
+    (void)pcre2_jit_compile(rd->re, PCRE2_JIT_COMPLETE); /* without JIT it still works */
     rd->md = pcre2_match_data_create_from_pattern(rd->re, NULL);
     if (!rd->md || rehash(rd, 64) != LDX_OK) {
         ldx_redactor_destroy(rd);

@@ -1,8 +1,6 @@
-/* Building the prefilter database. Compiling hundreds of patterns costs far more than
- * scanning a small log, so the built-in rules' database is compiled at build time and
- * embedded; it is used only when a fingerprint of every pattern and flag, in order,
- * matches the ruleset at hand (any user rule changes the order, and then the database
- * is compiled here instead). */
+/* Building the prefilter databases. See hsdb.h for the shape; the embedded database's
+ * entries are named (rule id, signal name, pattern hash), so that it serves any ruleset
+ * that contains the built-in rules, with or without user rules around them. */
 #include "hsdb.h"
 
 #include <stdio.h>
@@ -21,22 +19,17 @@ static const char *const specials[LDXI_HS_NSPECIAL] = {
     "(?i)torch|cuda|driver version|nccl version|deepspeed|transformers|accelerate|lightning|vllm|llm engine|jax|megatron|peft",
 };
 
-/* FNV-1a over every pattern and its flags, in ruleset order: the key that says an
- * embedded database fits this ruleset. */
-static uint64_t fingerprint(const ldx_ruleset *rs)
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < rs->n; i++) {
-        const ldx_rule_info *ri = &rs->rules[i]->info;
-        for (size_t k = 0; k < ri->nsignals; k++) {
-            const char *p = ri->signals[k].pattern;
-            for (; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-            h = (h ^ (ri->signals[k].caseless ? 1u : 2u)) * 1099511628211ULL;
-        }
-    }
-    for (size_t i = 0; i < LDXI_HS_NSPECIAL; i++)
-        for (const char *p = specials[i]; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
     return h;
+}
+
+/* What a signal's database entry depends on: its pattern and its flags. */
+static uint64_t signal_hash(const ldx_signal_info *si)
+{
+    uint64_t h = fnv(1469598103934665603ULL, si->pattern, strlen(si->pattern));
+    return fnv(h, si->caseless ? "i" : "-", 1);
 }
 
 extern const unsigned char ldxi_builtin_hsdb[];
@@ -56,23 +49,24 @@ static int on_verify(unsigned id, unsigned long long from, unsigned long long to
     return 0;
 }
 
-/* Vectorscan must report every line its PCRE2 twin matches; a few complex patterns
- * trip bugs in it (seen: `[\d.]+ ?[KMGT]i?B` after `.*?`). Each rule's own examples are
- * the evidence at hand: a signal that PCRE2 matches on an example line but the database
- * misses goes to the always list. Returns the first such signal's id, or -1. */
-static long verify(const ldx_ruleset *rs, hs_database_t *db, const unsigned *ids, size_t n,
-                   size_t total, const size_t *base)
+/* Vectorscan must report every line its PCRE2 twin matches; some complex patterns trip
+ * bugs in it (seen: `[\d.]+ ?[KMGT]i?B` after `.*?`). The rules' own examples are the
+ * evidence at hand: a signal that PCRE2 matches on an example line but the database
+ * misses is given up to PCRE2. Returns the position (in gs) of the first such signal. */
+static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
+                   const uint32_t *gs, size_t n)
 {
     hs_scratch_t *scratch = NULL;
     if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) return -1;
-    bool *seen = calloc(total + LDXI_HS_NSPECIAL, sizeof(bool));
-    bool *present = calloc(total + LDXI_HS_NSPECIAL, sizeof(bool));
+    bool *seen = calloc(n + LDXI_HS_NSPECIAL, sizeof(bool));
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
     long bad = -1;
-    for (size_t i = 0; i < n; i++)
-        if (present) present[ids[i]] = true;
-    for (size_t i = 0; seen && present && md && bad < 0 && i < rs->n; i++) {
-        const ldxi_rule *r = rs->rules[i];
+    /* entries are in ruleset order: walk them rule by rule */
+    for (size_t a = 0; seen && md && bad < 0 && a < n;) {
+        uint32_t rule = h->refs[gs[a]].rule;
+        size_t b = a;
+        while (b < n && h->refs[gs[b]].rule == rule) b++;
+        const ldxi_rule *r = rs->rules[rule];
         const ldx_strv *lists[2] = {&r->info.ex_match, &r->info.ex_no_match};
         for (int li = 0; li < 2 && bad < 0; li++)
             for (size_t e = 0; e < lists[li]->n && bad < 0; e++) {
@@ -82,78 +76,85 @@ static long verify(const ldx_ruleset *rs, hs_database_t *db, const unsigned *ids
                     while (*end && *end != '\n' && *end != '\r') end++;
                     size_t len = (size_t)(end - p);
                     verify_ctx vc = {seen};
-                    memset(seen, 0, (total + LDXI_HS_NSPECIAL) * sizeof(bool));
+                    memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
                     hs_scan(db, len ? p : "", (unsigned)len, 0, scratch, on_verify, &vc);
-                    for (size_t k = 0; k < r->info.nsignals; k++) {
-                        size_t g = base[i] + k;
-                        if (!present[g] || seen[g]) continue;
+                    for (size_t x = a; x < b; x++) {
+                        if (seen[x]) continue;
+                        uint32_t k = h->refs[gs[x]].sig;
                         if (pcre2_match(r->sigs[k].code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) >= 0) {
-                            bad = (long)g;
+                            bad = (long)x;
                             break;
                         }
                     }
                     p = *end ? end + 1 : end;
                 }
             }
+        a = b;
     }
     pcre2_match_data_free(md);
     free(seen);
-    free(present);
     hs_free_scratch(scratch);
     return bad;
 }
 
-/* Compiles every signal; patterns Vectorscan refuses, or misses on the rules' own
- * examples, move to the always list, one at a time, until the rest is sound. */
-static bool compile(ldx_ruleset *rs, ldxi_hsdb *h, struct ldx_msgs *msgs)
+static int cmp_u32(const void *a, const void *b)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < rs->n; i++) total += rs->rules[i]->info.nsignals;
-    const char **exprs = calloc(total + LDXI_HS_NSPECIAL, sizeof(char *));
-    unsigned *flags = calloc(total + LDXI_HS_NSPECIAL, sizeof(unsigned));
-    unsigned *ids = calloc(total + LDXI_HS_NSPECIAL, sizeof(unsigned));
-    ldxi_sigref *refs = calloc(total ? total : 1, sizeof(ldxi_sigref));
-    bool *excluded = calloc(total ? total : 1, sizeof(bool));
-    h->always = calloc(total ? total : 1, sizeof(ldxi_sigref));
-    size_t *base = calloc(rs->n + 1, sizeof(size_t));
-    bool ok = exprs && flags && ids && refs && excluded && h->always && base;
-    for (size_t i = 0; ok && i < rs->n; i++) base[i + 1] = base[i] + rs->rules[i]->info.nsignals;
-    size_t k = 0;
-    for (size_t i = 0; ok && i < rs->n; i++)
-        for (size_t j = 0; j < rs->rules[i]->info.nsignals; j++, k++)
-            refs[k] = (ldxi_sigref){(uint32_t)i, (uint32_t)j};
-    for (int attempt = 0; ok && attempt < 128; attempt++) {
-        size_t n = 0;
-        for (size_t g = 0; g < total; g++) {
-            if (excluded[g]) continue;
-            const ldx_signal_info *si = &rs->rules[refs[g].rule]->info.signals[refs[g].sig];
-            exprs[n] = si->pattern;
-            flags[n] = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY |
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool add_always(ldxi_hsdb *h, uint32_t g)
+{
+    uint32_t *v = realloc(h->always, (h->nalways + 1) * sizeof(uint32_t));
+    if (!v) return false;
+    h->always = v;
+    h->always[h->nalways++] = g;
+    return true;
+}
+
+/* Compiles the signals gs[0..n) (ruleset order) into a new part, with the specials
+ * when asked. Database ids are positions in gs; the specials follow. Signals Vectorscan
+ * refuses or gets wrong move to the always list, one at a time. */
+static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
+                         bool with_specials, struct ldx_msgs *msgs)
+{
+    size_t cap = n + LDXI_HS_NSPECIAL;
+    const char **exprs = calloc(cap, sizeof(char *));
+    unsigned *flags = calloc(cap, sizeof(unsigned));
+    unsigned *ids = calloc(cap, sizeof(unsigned));
+    bool ok = exprs && flags && ids;
+    hs_database_t *db = NULL;
+    for (int attempt = 0; ok && attempt < 256; attempt++) {
+        size_t m = 0;
+        for (size_t x = 0; x < n; x++) {
+            const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
+            exprs[m] = si->pattern;
+            flags[m] = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY |
                        (si->caseless ? HS_FLAG_CASELESS : 0);
-            ids[n] = (unsigned)g;
-            n++;
+            ids[m] = (unsigned)x;
+            m++;
         }
-        for (size_t sp = 0; sp < LDXI_HS_NSPECIAL; sp++) {
-            exprs[n] = specials[sp];
-            flags[n] = HS_FLAG_MULTILINE;
-            ids[n] = (unsigned)(total + sp);
-            n++;
+        for (size_t sp = 0; with_specials && sp < LDXI_HS_NSPECIAL; sp++) {
+            exprs[m] = specials[sp];
+            flags[m] = HS_FLAG_MULTILINE;
+            ids[m] = (unsigned)(n + sp);
+            m++;
         }
-        hs_database_t *db = NULL;
+        if (!m) break;
         hs_compile_error_t *err = NULL;
-        if (hs_compile_multi(exprs, flags, ids, (unsigned)n, HS_MODE_BLOCK, NULL, &db, &err) ==
+        if (hs_compile_multi(exprs, flags, ids, (unsigned)m, HS_MODE_BLOCK, NULL, &db, &err) ==
             HS_SUCCESS) {
-            long missed = verify(rs, db, ids, n, total, base);
-            if (missed < 0) {
-                h->db = db;
-                break;
-            }
+            long missed = verify(rs, h, db, gs, n);
+            if (missed < 0) break;
             hs_free_database(db);
-            excluded[missed] = true;
+            db = NULL;
+            if (!add_always(h, gs[missed])) ok = false;
+            memmove(gs + missed, gs + missed + 1, (n - (size_t)missed - 1) * sizeof(uint32_t));
+            n--;
             continue;
         }
         int bad = err ? err->expression : -1;
-        if (bad < 0 || ids[bad] >= total) {
+        if (bad < 0 || ids[bad] >= n) {
             if (msgs)
                 ldx_msgs_add(msgs, LDX_MSG_WARNING, NULL, 0, 0,
                              "prefilter: %s; scanning with PCRE2 alone",
@@ -162,53 +163,119 @@ static bool compile(ldx_ruleset *rs, ldxi_hsdb *h, struct ldx_msgs *msgs)
             ok = false;
             break;
         }
-        excluded[ids[bad]] = true;
         hs_free_compile_error(err);
-    }
-    if (ok && h->db) {
-        h->ids = refs;
-        h->nsig = (uint32_t)total;
-        for (size_t g = 0; g < total; g++)
-            if (excluded[g]) h->always[h->nalways++] = refs[g];
-        refs = NULL;
+        uint32_t x = ids[bad];
+        if (!add_always(h, gs[x])) ok = false;
+        memmove(gs + x, gs + x + 1, (n - x - 1) * sizeof(uint32_t));
+        n--;
     }
     free(exprs);
     free(flags);
     free(ids);
-    free(refs);
-    free(excluded);
-    free(base);
-    return ok && h->db;
+    if (!ok) {
+        if (db) hs_free_database(db);
+        return false;
+    }
+    if (!db) return true; /* nothing to put in a database */
+    ldxi_hspart *p = &h->part[h->nparts];
+    p->map = calloc(n + LDXI_HS_NSPECIAL, sizeof(uint32_t));
+    if (!p->map) {
+        hs_free_database(db);
+        return false;
+    }
+    for (size_t x = 0; x < n; x++) p->map[x] = gs[x];
+    for (size_t sp = 0; sp < LDXI_HS_NSPECIAL; sp++)
+        p->map[n + sp] = with_specials ? h->nsig + (uint32_t)sp : LDXI_HS_IGNORE;
+    p->nids = (uint32_t)(n + LDXI_HS_NSPECIAL);
+    p->db = db;
+    h->nparts++;
+    return true;
 }
 
-static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h)
+/* Embedded layout: "LDX3", entry count (u32), entries, database bytes. An entry is
+ * kind (u8: 0 in the database, 1 always, 2 special), pattern hash (u64), then rule id
+ * and signal name as NUL-terminated strings (for a special: its index as text). Entry
+ * i of kind 0 or 2 is database id i, in order. */
+static const unsigned char *take(const unsigned char *p, const unsigned char *end, size_t n)
 {
-    /* layout: fingerprint (8), nalways (4), always refs (8 each), serialized database */
-    if (ldxi_builtin_hsdb_len < 12) return false;
-    const unsigned char *p = ldxi_builtin_hsdb;
-    uint64_t fp;
-    uint32_t nal;
-    memcpy(&fp, p, 8);
-    memcpy(&nal, p + 8, 4);
-    if (fp != fingerprint(rs) || 12 + (size_t)nal * 8 > ldxi_builtin_hsdb_len) return false;
-    size_t total = 0;
-    for (size_t i = 0; i < rs->n; i++) total += rs->rules[i]->info.nsignals;
-    h->ids = calloc(total ? total : 1, sizeof(ldxi_sigref));
-    h->always = calloc(nal ? nal : 1, sizeof(ldxi_sigref));
-    if (!h->ids || !h->always) return false;
-    size_t k = 0;
-    for (size_t i = 0; i < rs->n; i++)
-        for (size_t j = 0; j < rs->rules[i]->info.nsignals; j++)
-            h->ids[k++] = (ldxi_sigref){(uint32_t)i, (uint32_t)j};
-    memcpy(h->always, p + 12, (size_t)nal * 8);
-    h->nalways = nal;
-    h->nsig = (uint32_t)total;
-    size_t off = 12 + (size_t)nal * 8;
+    return (size_t)(end - p) >= n ? p + n : NULL;
+}
+
+static const char *take_str(const unsigned char **p, const unsigned char *end)
+{
+    const unsigned char *nul = *p ? memchr(*p, 0, (size_t)(end - *p)) : NULL;
+    if (!nul) return NULL;
+    const char *s = (const char *)*p;
+    *p = nul + 1;
+    return s;
+}
+
+static long find_signal(const ldx_ruleset *rs, const ldxi_hsdb *h, const char *rid,
+                        const char *sname, uint64_t hash, const uint32_t *base)
+{
+    /* the rule may be a user's copy of a built-in one: the entry serves whenever the
+     * pattern and flags are the same */
+    long i = ldx_ruleset_find(rs, rid);
+    if (i < 0) return -1;
+    const ldx_rule_info *ri = &rs->rules[i]->info;
+    for (size_t k = 0; k < ri->nsignals; k++)
+        if (!strcmp(ri->signals[k].name, sname))
+            return signal_hash(&ri->signals[k]) == hash ? (long)(base[i] + k) : -1;
+    (void)h;
+    return -1;
+}
+
+static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h, bool *covered, const uint32_t *base)
+{
+    const unsigned char *p = ldxi_builtin_hsdb, *end = p + ldxi_builtin_hsdb_len;
+    if (ldxi_builtin_hsdb_len < 8 || memcmp(p, "LDX3", 4)) return false;
+    uint32_t n;
+    memcpy(&n, p + 4, 4);
+    p += 8;
+    uint32_t *map = calloc(n ? n : 1, sizeof(uint32_t));
+    if (!map) return false;
+    uint32_t nids = 0;
+    bool ok = true;
+    for (uint32_t e = 0; e < n && ok; e++) {
+        const unsigned char *q = take(p, end, 9);
+        if (!q) {
+            ok = false;
+            break;
+        }
+        unsigned char kind = p[0];
+        uint64_t hash;
+        memcpy(&hash, p + 1, 8);
+        const char *rid = take_str(&q, end), *sname = take_str(&q, end);
+        if (!rid || !sname) {
+            ok = false;
+            break;
+        }
+        p = q;
+        if (kind == 2) {
+            map[nids++] = h->nsig + (uint32_t)atoi(sname);
+            continue;
+        }
+        long g = find_signal(rs, h, rid, sname, hash, base);
+        if (g >= 0) covered[g] = true;
+        if (kind == 1) {
+            if (g >= 0 && !add_always(h, (uint32_t)g)) ok = false;
+            continue;
+        }
+        map[nids++] = g >= 0 ? (uint32_t)g : LDXI_HS_IGNORE;
+    }
     hs_database_t *db = NULL;
-    if (hs_deserialize_database((const char *)p + off, ldxi_builtin_hsdb_len - off, &db) !=
-        HS_SUCCESS)
-        return false; /* e.g. built for other CPU features: compile instead */
-    h->db = db;
+    if (!ok || p > end ||
+        hs_deserialize_database((const char *)p, (size_t)(end - p), &db) != HS_SUCCESS) {
+        /* e.g. built for other CPU features: compile everything instead */
+        free(map);
+        memset(covered, 0, h->nsig * sizeof(bool));
+        free(h->always);
+        h->always = NULL;
+        h->nalways = 0;
+        return false;
+    }
+    h->part[0] = (ldxi_hspart){db, map, nids};
+    h->nparts = 1;
     h->embedded = true;
     return true;
 }
@@ -218,45 +285,110 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     const char *eng = getenv("LOGDX_ENGINE");
     if (eng && !strcmp(eng, "pcre2")) return;
     ldxi_hsdb *h = calloc(1, sizeof(*h));
-    if (!h) return;
-    if (from_embedded(rs, h) || (ldxi_hsdb_free(h), h = calloc(1, sizeof(*h)), h && compile(rs, h, msgs))) {
-        rs->hs = h;
-        return;
+    uint32_t *base = calloc(rs->n + 1, sizeof(uint32_t));
+    if (!h || !base) goto fail;
+    for (size_t i = 0; i < rs->n; i++) base[i + 1] = base[i] + (uint32_t)rs->rules[i]->info.nsignals;
+    h->nsig = base[rs->n];
+    h->refs = calloc(h->nsig ? h->nsig : 1, sizeof(ldxi_sigref));
+    bool *covered = calloc(h->nsig ? h->nsig : 1, sizeof(bool));
+    uint32_t *rest = calloc(h->nsig ? h->nsig : 1, sizeof(uint32_t));
+    if (!h->refs || !covered || !rest) {
+        free(covered);
+        free(rest);
+        goto fail;
     }
+    for (size_t i = 0; i < rs->n; i++)
+        for (uint32_t k = 0; k < rs->rules[i]->info.nsignals; k++)
+            h->refs[base[i] + k] = (ldxi_sigref){(uint32_t)i, k};
+    bool embedded = getenv("LDX_HSDB_NO_EMBEDDED") == NULL && from_embedded(rs, h, covered, base);
+    size_t nrest = 0;
+    for (uint32_t g = 0; g < h->nsig; g++)
+        if (!covered[g]) rest[nrest++] = g;
+    bool ok = compile_part(rs, h, rest, nrest, !embedded, msgs);
+    free(covered);
+    free(rest);
+    if (!ok) goto fail;
+    if (h->nalways > 1) qsort(h->always, h->nalways, sizeof(uint32_t), cmp_u32);
+    free(base);
+    rs->hs = h;
+    return;
+fail:
+    free(base);
     ldxi_hsdb_free(h);
 }
 
 void ldxi_hsdb_free(ldxi_hsdb *h)
 {
     if (!h) return;
-    if (h->db) hs_free_database(h->db);
-    free(h->ids);
+    for (int i = 0; i < h->nparts; i++) {
+        hs_free_database(h->part[i].db);
+        free(h->part[i].map);
+    }
+    free(h->refs);
     free(h->always);
     free(h);
 }
 
-bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *len)
+static bool put(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
+{
+    if (*len + n > *cap) {
+        size_t nc = (*cap ? *cap * 2 : 4096) + n;
+        char *b = realloc(*buf, nc);
+        if (!b) return false;
+        *buf = b;
+        *cap = nc;
+    }
+    memcpy(*buf + *len, p, n);
+    *len += n;
+    return true;
+}
+
+bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *outlen)
 {
     const ldxi_hsdb *h = rs->hs;
-    if (!h || !h->db) return false;
+    if (!h || h->nparts != 1 || h->embedded) return false;
+    const ldxi_hspart *part = &h->part[0];
     char *bytes = NULL;
     size_t n = 0;
-    if (hs_serialize_database(h->db, &bytes, &n) != HS_SUCCESS) return false;
-    size_t total = 12 + h->nalways * 8 + n;
-    char *buf = malloc(total);
-    if (!buf) {
-        free(bytes);
+    if (hs_serialize_database(part->db, &bytes, &n) != HS_SUCCESS) return false;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    uint32_t count = part->nids + (uint32_t)h->nalways;
+    bool ok = put(&buf, &len, &cap, "LDX3", 4) && put(&buf, &len, &cap, &count, 4);
+    /* database ids first, in order, then the always list */
+    for (uint32_t id = 0; ok && id < part->nids + h->nalways; id++) {
+        unsigned char kind;
+        uint64_t hash = 0;
+        char rid[256] = "", sname[256] = "";
+        uint32_t g;
+        if (id < part->nids) {
+            g = part->map[id];
+            kind = g >= h->nsig ? 2 : 0;
+        } else {
+            g = h->always[id - part->nids];
+            kind = 1;
+        }
+        if (kind == 2) {
+            snprintf(sname, sizeof sname, "%u", g - h->nsig);
+        } else {
+            const ldx_rule_info *ri = &rs->rules[h->refs[g].rule]->info;
+            const ldx_signal_info *si = &ri->signals[h->refs[g].sig];
+            snprintf(rid, sizeof rid, "%s", ri->id);
+            snprintf(sname, sizeof sname, "%s", si->name);
+            hash = signal_hash(si);
+        }
+        ok = put(&buf, &len, &cap, &kind, 1) && put(&buf, &len, &cap, &hash, 8) &&
+             put(&buf, &len, &cap, rid, strlen(rid) + 1) &&
+             put(&buf, &len, &cap, sname, strlen(sname) + 1);
+    }
+    ok = ok && put(&buf, &len, &cap, bytes, n);
+    free(bytes);
+    if (!ok) {
+        free(buf);
         return false;
     }
-    uint64_t fp = fingerprint(rs);
-    uint32_t nal = (uint32_t)h->nalways;
-    memcpy(buf, &fp, 8);
-    memcpy(buf + 8, &nal, 4);
-    memcpy(buf + 12, h->always, h->nalways * 8);
-    memcpy(buf + 12 + h->nalways * 8, bytes, n);
-    free(bytes);
     *out = buf;
-    *len = total;
+    *outlen = len;
     return true;
 }
 

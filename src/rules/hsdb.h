@@ -1,8 +1,14 @@
-/* The multi-pattern prefilter database of a ruleset (Vectorscan). Every signal pattern
- * goes in, in prefilter mode (a superset of what the PCRE2 pattern matches, so nothing
- * is lost), plus a few patterns that tell the scanner which lines to hand to its
- * structure readers (launcher summaries, version banners). PCRE2 confirms each hit;
- * a pattern Vectorscan cannot take at all is matched with PCRE2 on every line. */
+/* The multi-pattern prefilter of a ruleset (Vectorscan). Every signal pattern goes in,
+ * in prefilter mode (a superset of what the PCRE2 pattern matches, so nothing is lost),
+ * plus a few patterns that tell the scanner which lines to hand to its structure
+ * readers (launcher summaries, version banners). PCRE2 confirms each hit; a pattern
+ * Vectorscan cannot take, or gets wrong on its own rule's examples, is matched with
+ * PCRE2 on every line instead.
+ *
+ * There are up to two databases: the built-in rules' one, compiled at build time and
+ * embedded, and one compiled at run time for every other rule (user rules, or all of
+ * them when the embedded one cannot be used). Adding a user rule therefore costs the
+ * compilation of that rule only. */
 #ifndef LDX_RULES_HSDB_H
 #define LDX_RULES_HSDB_H
 
@@ -16,23 +22,33 @@ typedef struct {
 
 enum { LDXI_HS_LAUNCHER = 0, LDXI_HS_VERSIONS, LDXI_HS_NSPECIAL };
 
+/* What a database id stands for. */
+#define LDXI_HS_IGNORE UINT32_MAX /* a built-in signal whose rule was replaced */
+
+typedef struct {
+    void *db;        /* hs_database_t */
+    uint32_t *map;   /* id -> global signal index g; nsig + LDXI_HS_*; or LDXI_HS_IGNORE */
+    uint32_t nids;
+} ldxi_hspart;
+
 typedef struct ldxi_hsdb {
-    void *db;               /* hs_database_t */
-    ldxi_sigref *ids;       /* id -> signal, for ids below nsig */
-    uint32_t nsig;          /* ids from nsig on are the LDXI_HS_* specials */
-    ldxi_sigref *always;    /* signals matched with PCRE2 on every line, in order */
+    ldxi_hspart part[2];
+    int nparts;
+    ldxi_sigref *refs;   /* g -> (rule, signal); g counts signals in ruleset order */
+    uint32_t nsig;
+    uint32_t *always;    /* g of the signals matched with PCRE2 on every line, ascending */
     size_t nalways;
-    bool embedded;          /* deserialized from the build-time database */
+    bool embedded;       /* part 0 came from the build-time database */
 } ldxi_hsdb;
 
 struct ldx_ruleset;
 struct ldx_msgs;
 
-/* Builds rs->hs (NULL where Vectorscan is not built in or LOGDX_ENGINE=pcre2). Uses the
- * database serialized at build time when the ruleset is exactly the built-in one. */
+/* Builds rs->hs (stays NULL where Vectorscan is not built in or LOGDX_ENGINE=pcre2). */
 void ldxi_hsdb_build(struct ldx_ruleset *rs, struct ldx_msgs *msgs);
 void ldxi_hsdb_free(ldxi_hsdb *h);
-/* Serializes rs's database with its fingerprint (for the build-time tool). */
+/* Serializes rs's run-time database with the names of what its ids stand for, for the
+ * build-time tool. */
 bool ldxi_hsdb_serialize(const struct ldx_ruleset *rs, char **out, size_t *len);
 
 #endif

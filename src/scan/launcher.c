@@ -61,6 +61,19 @@ static bool key_value(const char *s, size_t n, const char **key, size_t *klen,
     return false;
 }
 
+/* strtol within [p, end): the line is not NUL-terminated. */
+static long num_in(const char *p, const char *end, const char **after)
+{
+    while (p < end && *p == ' ') p++;
+    bool neg = p < end && *p == '-';
+    if (neg || (p < end && *p == '+')) p++;
+    long v = 0;
+    const char *start = p;
+    while (p < end && *p >= '0' && *p <= '9' && v < 100000000) v = v * 10 + (*p++ - '0');
+    if (after) *after = p == start ? NULL : p;
+    return neg ? -v : v;
+}
+
 static const char *const keys[] = {"time", "host", "rank", "exitcode", "error_file",
                                    "traceback", NULL};
 
@@ -103,13 +116,13 @@ void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t line
     } else if (!strcmp(key, "host")) {
         copy_value(li->host, sizeof li->host, val, end);
     } else if (!strcmp(key, "rank")) {
-        li->rank = (int)strtol(val, NULL, 10);
+        li->rank = (int)num_in(val, end, NULL);
         const char *lr = find(val, (size_t)(end - val), "local_rank:");
-        if (lr) li->local_rank = (int)strtol(lr + 11, NULL, 10);
+        if (lr) li->local_rank = (int)num_in(lr + 11, end, NULL);
     } else if (!strcmp(key, "exitcode")) {
-        char *e;
-        long v = strtol(val, &e, 10);
-        if (e != val) {
+        const char *e;
+        long v = num_in(val, end, &e);
+        if (e) {
             li->has_exitcode = true;
             li->exitcode = (int)v;
             if (v < 0) li->signal = (int)-v;
@@ -119,7 +132,7 @@ void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t line
     } else if (!strcmp(key, "traceback")) {
         const char *sig = find(val, (size_t)(end - val), "Signal ");
         if (sig) {
-            li->signal = (int)strtol(sig + 7, NULL, 10);
+            li->signal = (int)num_in(sig + 7, end, NULL);
             const char *open = memchr(sig, '(', (size_t)(end - sig));
             const char *close = open ? memchr(open, ')', (size_t)(end - open)) : NULL;
             if (open && close) copy_value(li->signame, sizeof li->signame, open + 1, close);

@@ -89,6 +89,7 @@ struct ldx_scanner {
     size_t nbl, blcap;
     ldxi_phit *ph;
     size_t nph, phcap;
+    uint32_t *ph_last;                   /* per database id: batch line + 1 of its last hit */
     bool ph_failed;                      /* out of memory collecting hits: confirm all */
 };
 

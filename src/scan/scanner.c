@@ -48,9 +48,18 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     pcre2_set_depth_limit(s->mctx, DEPTH_LIMIT);
     pcre2_set_heap_limit(s->mctx, HEAP_LIMIT_KIB);
 #ifdef LDX_HAVE_HS
-    if (rs->hs && hs_alloc_scratch(rs->hs->db, (hs_scratch_t **)&s->hs_scratch) != HS_SUCCESS) {
-        ldx_scanner_destroy(s);
-        return LDX_ENOMEM;
+    if (rs->hs) {
+        /* one scratch serves every part: each allocation grows it to fit */
+        for (int p = 0; p < rs->hs->nparts; p++)
+            if (hs_alloc_scratch(rs->hs->part[p].db, (hs_scratch_t **)&s->hs_scratch) != HS_SUCCESS) {
+                ldx_scanner_destroy(s);
+                return LDX_ENOMEM;
+            }
+        s->ph_last = calloc(rs->hs->nsig + LDXI_HS_NSPECIAL, sizeof(uint32_t));
+        if (!s->ph_last) {
+            ldx_scanner_destroy(s);
+            return LDX_ENOMEM;
+        }
     }
 #endif
     for (size_t i = 0; i < rs->n; i++) {
@@ -121,6 +130,7 @@ void ldx_scanner_destroy(ldx_scanner *s)
     free(s->batch);
     free(s->bl);
     free(s->ph);
+    free(s->ph_last);
 #ifdef LDX_HAVE_HS
     if (s->hs_scratch) hs_free_scratch(s->hs_scratch);
 #endif
@@ -346,12 +356,20 @@ static void scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t li
 }
 
 #ifdef LDX_HAVE_HS
+typedef struct {
+    ldx_scanner *s;
+    const ldxi_hspart *part;
+} hit_ctx;
+
 static int on_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
-                  void *ctx)
+                  void *vctx)
 {
     (void)from;
     (void)flags;
-    ldx_scanner *s = ctx;
+    hit_ctx *hc = vctx;
+    ldx_scanner *s = hc->s;
+    uint32_t g = hc->part->map[id]; /* a signal of the ruleset, or a special */
+    if (g == LDXI_HS_IGNORE) return 0;
     /* the line holding the match's last byte; bl[] is sorted by offset */
     size_t end = to ? (size_t)to - 1 : 0, lo = 0, hi = s->nbl;
     while (hi - lo > 1) {
@@ -359,12 +377,15 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
         if (s->bl[mid].off <= end) lo = mid;
         else hi = mid;
     }
-    if (s->nph && s->ph[s->nph - 1].line == lo && s->ph[s->nph - 1].id == id) return 0;
+    /* one entry per (line, id), however many matches end on the line: this keeps the
+     * hit list bounded by lines x patterns, not by bytes */
+    if (s->ph_last[g] == lo + 1) return 0;
+    s->ph_last[g] = (uint32_t)lo + 1;
     if (ldxi_grow((void **)&s->ph, &s->phcap, s->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
         s->ph_failed = true;
         return 1; /* stop: every line will be confirmed instead */
     }
-    s->ph[s->nph++] = (ldxi_phit){(uint32_t)lo, id};
+    s->ph[s->nph++] = (ldxi_phit){(uint32_t)lo, g};
     return 0;
 }
 
@@ -383,7 +404,11 @@ void ldxi_scanner_flush(ldx_scanner *s)
     const ldxi_hsdb *h = s->rs->hs;
     s->nph = 0;
     s->ph_failed = false;
-    hs_scan(h->db, s->batch, (unsigned)s->blen, 0, s->hs_scratch, on_hit, s);
+    memset(s->ph_last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
+    for (int pi = 0; pi < h->nparts && !s->ph_failed; pi++) {
+        hit_ctx hc = {s, &h->part[pi]};
+        hs_scan(h->part[pi].db, s->batch, (unsigned)s->blen, 0, s->hs_scratch, on_hit, &hc);
+    }
     if (s->nph > 1) {
         /* a pattern can end several matches on one line: keep each (line, id) once */
         qsort(s->ph, s->nph, sizeof(ldxi_phit), phit_cmp);
@@ -423,7 +448,7 @@ void ldxi_scanner_flush(ldx_scanner *s)
             size_t gq = SIZE_MAX, ga = SIZE_MAX;
             while (q < p && s->ph[q].id >= h->nsig) q++;
             if (q < p) gq = s->ph[q].id;
-            if (a < h->nalways) ga = s->rule_base[h->always[a].rule] + h->always[a].sig;
+            if (a < h->nalways) ga = h->always[a];
             if (gq == SIZE_MAX && ga == SIZE_MAX) break;
             size_t g;
             if (gq <= ga) {
@@ -434,7 +459,7 @@ void ldxi_scanner_flush(ldx_scanner *s)
                 g = ga;
                 a++;
             }
-            ldxi_sigref ref = h->ids[g];
+            ldxi_sigref ref = h->refs[g];
             if ((long)ref.rule != cur_rule) {
                 if (cur_rule >= 0) s->rule_lines[cur_rule] += hit;
                 cur_rule = ref.rule;

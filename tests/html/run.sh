@@ -73,6 +73,8 @@ size=$(wc -c <"$tmp/report.png" | tr -d ' ')
 colours=""
 if convert -version 2>/dev/null | grep -q 'Version: ImageMagick'; then
   colours=$(convert "$tmp/report.png" -format %k info: 2>/dev/null)
-  [ -n "$colours" ] && [ "$colours" -gt 16 ] || fail "screenshot has only ${colours:-?} colours"
+  if [ -z "$colours" ] || [ "$colours" -le 16 ]; then
+    fail "screenshot has only ${colours:-?} colours"
+  fi
 fi
 echo "html: ok ($dims, $size bytes${colours:+, $colours colours}; screenshot: $shot)"

@@ -30,6 +30,8 @@ static void test_ip(void **state)
     fresh("peers 10.0.0.1 and 10.0.0.2, again 10.0.0.1", "peers ip-1 and ip-2, again ip-1");
     fresh("ib0:fe80::1ff:fe23:4567:890a%ib0", "ib0:ip-1%ib0");
     fresh("addr 2001:0db8:85a3:0000:0000:8a2e:0370:7334.", "addr ip-1.");
+    fresh("localGid fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f",
+          "localGid ip-1 remoteGidsip-2");
     /* not addresses: loopback, versions, times, C++ namespaces, big numbers */
     fresh("bind 127.0.0.1:1234 and 0.0.0.0", "bind 127.0.0.1:1234 and 0.0.0.0");
     fresh("NCCL version 2.18.3+cuda12.1, driver 535.104.05", "NCCL version 2.18.3+cuda12.1, driver 535.104.05");
