@@ -63,7 +63,7 @@ int cli_usage_man(FILE *fp)
         "logdx [scan] [OPTIONS] [PATH ...]",
         "logdx --follow [OPTIONS] [FILE]",
         "logdx run [OPTIONS] -- CMD [ARG ...]",
-        "logdx rules list | show ID | lint [PATH ...] | test [PATH ...] | graph [dot]",
+        "logdx rules list | show ID | lint [PATH ...] | test [PATH ...] | graph [dot] | patterns",
         "logdx explain RULE [LOG]",
         "logdx --version | --help",
         NULL,
@@ -107,6 +107,7 @@ int cli_usage_man(FILE *fp)
                                          "library's quality bar).");
     item(fp, "rules test", "[PATH ...]", "Run the rules' own examples.");
     item(fp, "rules graph", "[dot]", "What each failure class can set off.");
+    item(fp, "rules patterns", NULL, "Every signal pattern, one a line.");
     item(fp, "explain", "RULE [LOG]", "Why a rule fired on a log, or why it did not.");
     section(fp, "OPTIONS");
     for (const cli_option *o = cli_options; o->lng; o++) {
