@@ -27,6 +27,8 @@ struct ldx_reader {
     bool eof;
     bool failed;
     bool pending_cr;     /* the last block ended in "\r": skip a "\n" that follows */
+    const char *cr;      /* the next "\r" at or after where it was looked for, or NULL */
+    const char *cr_from; /* where that search started (NULL: not searched in this block) */
     ldx_buf partial;     /* a line that straddles blocks */
     bool part_trunc;
     size_t part_full;
@@ -113,6 +115,7 @@ static void set_error(ldx_reader *r, const char *what)
 static bool refill(ldx_reader *r)
 {
     if (r->eof) return false;
+    r->cr_from = NULL; /* a new block: the "\r" search starts over */
     if (r->mem) {
         if (r->buf) {
             r->eof = true;
@@ -167,11 +170,19 @@ static ldx_status emit_partial(ldx_reader *r, ldx_line *line)
     return LDX_OK;
 }
 
-static inline const char *find_eol(const char *p, const char *end)
+/* The next line end. memchr finds "\n" at memory speed; "\r" is rare outside progress
+ * bars, so its next position is remembered for the block instead of being searched
+ * for on every line. */
+static inline const char *find_eol(ldx_reader *r, const char *p, const char *end)
 {
-    for (; p < end; p++)
-        if (*p == '\n' || *p == '\r') return p;
-    return NULL;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!r->cr_from || (r->cr && r->cr < p)) {
+        r->cr = memchr(p, '\r', (size_t)(end - p));
+        r->cr_from = p;
+    }
+    const char *cr = r->cr;
+    if (cr && (!nl || cr < nl)) return cr;
+    return nl;
 }
 
 ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
@@ -193,7 +204,7 @@ ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
             }
         }
         const char *start = r->buf + r->pos, *end = r->buf + r->end;
-        const char *eol = find_eol(start, end);
+        const char *eol = find_eol(r, start, end);
         if (!eol) {
             partial_add(r, start, (size_t)(end - start));
             have_partial = true;

@@ -16,7 +16,7 @@ static const char *const specials[LDXI_HS_NSPECIAL] = {
     /* torchrun's failure summary: its header lines */
     "Root Cause \\(first observed failure\\)|^Failures:",
     /* lines that may carry a version banner */
-    "(?i)torch|cuda|driver version|nccl version|deepspeed|transformers|accelerate|lightning|vllm|llm engine|jax|megatron|peft",
+    "(?i)(?:torch|cuda|driver version|nccl version|deepspeed|transformers|accelerate|lightning|vllm|llm engine|jax|megatron|peft)[^\\n]{0,48}\\d\\.\\d",
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)

@@ -189,6 +189,8 @@ static void parse_step(const char *s, size_t n, ldx_line_info *li)
     size_t w = n < STEP_WINDOW ? n : STEP_WINDOW;
     static const char *const words[] = {"global_step", "iteration", "step", "iter"};
     for (size_t i = 0; i + 4 <= w; i++) {
+        char c = (char)(s[i] | 0x20);
+        if (c != 'g' && c != 'i' && c != 's') continue;
         if (i > 0 && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_')) continue;
         for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
             size_t wl = strlen(words[k]);

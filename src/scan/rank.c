@@ -26,8 +26,10 @@ static int digits_at(const char *s, size_t n, size_t *i)
 static int bracket_word(const char *s, size_t n, const char *word)
 {
     size_t wl = strlen(word);
-    for (size_t i = 0; i + wl + 2 <= n; i++) {
-        if (s[i] != '[' || memcmp(s + i + 1, word, wl) != 0) continue;
+    for (const char *b = memchr(s, '[', n); b; b = memchr(b + 1, '[', n - (size_t)(b + 1 - s))) {
+        size_t i = (size_t)(b - s);
+        if (i + wl + 2 > n) break;
+        if (memcmp(s + i + 1, word, wl) != 0) continue;
         size_t k = i + 1 + wl;
         int v = digits_at(s, n, &k);
         if (v >= 0 && k < n && s[k] == ']') return v;
@@ -43,8 +45,9 @@ int ldx_line_rank(const char *s, size_t len)
     if ((r = bracket_word(s, n, "default")) >= 0) return r;
     if ((r = bracket_word(s, n, "Rank ")) >= 0) return r;
     if ((r = bracket_word(s, n, "RANK ")) >= 0) return r;
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (s[i] != '[') continue;
+    for (const char *b = memchr(s, '[', n); b && b + 1 < s + n;
+         b = memchr(b + 1, '[', n - (size_t)(b + 1 - s))) {
+        size_t i = (size_t)(b - s);
         size_t k = i + 1;
         int a = digits_at(s, n, &k);
         if (a < 0 || k >= n) continue;
@@ -53,13 +56,13 @@ int ldx_line_rank(const char *s, size_t len)
         /* Open MPI --tag-output: "[job,rank]<stdout>:" */
         if (s[k] == ',') {
             k++;
-            int b = digits_at(s, n, &k);
-            if (b >= 0 && k + 1 < n && s[k] == ']' && s[k + 1] == '<') return b;
+            int r2 = digits_at(s, n, &k);
+            if (r2 >= 0 && k + 1 < n && s[k] == ']' && s[k + 1] == '<') return r2;
         }
     }
     /* free text: "rank 3", "Rank: 3", "rank=3", "local_rank: 3", "RANK=3" */
     for (size_t i = 0; i + 5 <= n; i++) {
-        if (strncasecmp(s + i, "rank", 4) != 0) continue;
+        if ((s[i] | 0x20) != 'r' || strncasecmp(s + i, "rank", 4) != 0) continue;
         if (i > 0 && isalpha((unsigned char)s[i - 1])) continue;
         size_t k = i + 4;
         while (k < n && (s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '#')) k++;

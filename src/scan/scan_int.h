@@ -45,6 +45,13 @@ typedef struct {
     uint32_t nfirst;
     ldxi_hit last;       /* the latest hit after the first few */
     bool has_last;
+    /* The last hit is overwritten on every hit of a busy signal, so its text, captures
+     * and line structure are only copied once the batch is done (or the line, for the
+     * plain engine): until then it points into the batch. */
+    bool last_pending;
+    const char *pend_text;
+    size_t pend_len;
+    size_t *pend_ov;     /* 2 per named capture: offsets in pend_text, or SIZE_MAX */
     uint64_t rankbits[LDXI_RANK_BITS / 64];
     uint32_t nranks;
     ldxi_numstat *nums;  /* one per named capture, allocated on the first number */
@@ -89,6 +96,9 @@ struct ldx_scanner {
     size_t nbl, blcap;
     ldxi_phit *ph;
     size_t nph, phcap;
+    ldxi_sigstate **pend;                /* states whose last hit awaits its copy */
+    uint32_t *pend_ncaps;
+    size_t npend, pendcap, pendcap2;
     uint32_t *ph_last;                   /* per database id: batch line + 1 of its last hit */
     bool ph_failed;                      /* out of memory collecting hits: confirm all */
 };

@@ -97,12 +97,13 @@ static void clear(ldx_scanner *s)
             size_t nc = r->sigs[k].ncaps;
             for (uint32_t h = 0; h < ss->nfirst; h++) free_hit(&ss->first[h], nc);
             if (ss->has_last) free_hit(&ss->last, nc);
+            free(ss->pend_ov);
             free(ss->nums);
             memset(ss, 0, sizeof(*ss));
         }
     }
     s->lines = s->truncated = 0;
-    s->blen = s->nbl = s->nph = 0;
+    s->blen = s->nbl = s->nph = s->npend = 0;
     if (s->limit_hits) memset(s->limit_hits, 0, s->rs->n * sizeof(uint64_t));
     memset(&s->launcher, 0, sizeof s->launcher);
     memset(s->versions, 0, sizeof s->versions);
@@ -131,6 +132,8 @@ void ldx_scanner_destroy(ldx_scanner *s)
     free(s->bl);
     free(s->ph);
     free(s->ph_last);
+    free(s->pend);
+    free(s->pend_ncaps);
 #ifdef LDX_HAVE_HS
     if (s->hs_scratch) hs_free_scratch(s->hs_scratch);
 #endif
@@ -235,23 +238,67 @@ static void add_number(ldxi_numstat *ns, int rank, double v)
     add_sample(se, v);
 }
 
-static char *cut(const char *p, size_t n, size_t max) { return ldx_display_text(p, n, max); }
 
-/* What the current line says about itself, parsed on its first hit only. */
+/* What the current line says about itself: its rank on its first hit, the rest of its
+ * structure only when evidence or a time window needs it. */
 typedef struct {
-    bool parsed;
+    bool ranked, parsed;
+    int rank;
     ldx_line_info li;
 } line_ctx;
+
+static void need_rank(line_ctx *lc, const char *text, size_t len)
+{
+    if (!lc->ranked) {
+        lc->rank = lc->parsed ? lc->li.rank : ldx_line_rank(text, len);
+        lc->ranked = true;
+    }
+}
+
+static void need_parse(line_ctx *lc, const char *text, size_t len)
+{
+    if (!lc->parsed) {
+        ldx_line_parse(text, len, &lc->li);
+        lc->parsed = lc->ranked = true;
+        lc->rank = lc->li.rank;
+    }
+}
+
+/* Copies a hit's text and captures (ov: 2 offsets per capture, SIZE_MAX when unset). */
+static void fill_hit(ldxi_hit *h, const ldxi_sigc *sc, const char *text, size_t len,
+                     const size_t *ov, const ldx_line_info *li)
+{
+    h->info = *li;
+    h->text = ldx_display_text(text, len, LDXI_EV_TEXT);
+    h->caps = NULL;
+    if (!sc->ncaps) return;
+    h->caps = calloc(sc->ncaps, sizeof(char *));
+    for (size_t c = 0; h->caps && c < sc->ncaps; c++)
+        if (ov[2 * c] != SIZE_MAX)
+            h->caps[c] = ldx_display_text(text + ov[2 * c], ov[2 * c + 1] - ov[2 * c], LDXI_CAP_TEXT);
+}
+
+/* Makes every pending last hit a copy of its own; the batch is about to be reused. */
+static void materialize(ldx_scanner *s)
+{
+    for (size_t i = 0; i < s->npend; i++) {
+        ldxi_sigstate *ss = s->pend[i];
+        if (!ss->last_pending) continue;
+        ldxi_sigc sc = {.ncaps = s->pend_ncaps[i]};
+        ldx_line_info li;
+        ldx_line_parse(ss->pend_text, ss->pend_len, &li);
+        fill_hit(&ss->last, &sc, ss->pend_text, ss->pend_len, ss->pend_ov, &li);
+        ss->last_pending = false;
+    }
+    s->npend = 0;
+}
 
 static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *ss,
                    const char *text, size_t len, uint64_t lineno, line_ctx *lc)
 {
     const ldxi_sigc *sc = &r->sigs[k];
-    if (!lc->parsed) {
-        ldx_line_parse(text, len, &lc->li);
-        lc->parsed = true;
-    }
-    int rank = lc->li.rank;
+    need_rank(lc, text, len);
+    int rank = lc->rank;
     ss->count++;
     if (rank >= 0 && rank < LDXI_RANK_BITS) {
         uint64_t bit = (uint64_t)1 << (rank % 64);
@@ -262,37 +309,59 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
     }
     PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
     uint32_t npairs = pcre2_get_ovector_count(s->md);
+    size_t capov[2 * 16];
+    size_t *co = sc->ncaps <= 16 ? capov : calloc(2 * sc->ncaps, sizeof(size_t));
+    if (sc->ncaps && !co) return;
+    for (size_t c = 0; c < sc->ncaps; c++) {
+        uint32_t g = (uint32_t)sc->capgroups[c];
+        bool set = g < npairs && ov[2 * g] != PCRE2_UNSET;
+        co[2 * c] = set ? ov[2 * g] : SIZE_MAX;
+        co[2 * c + 1] = set ? ov[2 * g + 1] : SIZE_MAX;
+    }
     if (sc->ncaps) {
         if (!ss->nums) ss->nums = calloc(sc->ncaps, sizeof(ldxi_numstat));
         for (size_t c = 0; ss->nums && c < sc->ncaps; c++) {
-            uint32_t g = (uint32_t)sc->capgroups[c];
-            if (g >= npairs || ov[2 * g] == PCRE2_UNSET) continue;
+            if (co[2 * c] == SIZE_MAX) continue;
             double v;
-            if (ldxi_parse_quantity(text + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v))
+            if (ldxi_parse_quantity(text + co[2 * c], co[2 * c + 1] - co[2 * c], &v))
                 add_number(&ss->nums[c], rank, v);
         }
     }
-    ldxi_hit *h;
     if (ss->nfirst < LDXI_EV_FIRST) {
-        h = &ss->first[ss->nfirst++];
+        ldxi_hit *h = &ss->first[ss->nfirst++];
+        need_parse(lc, text, len);
+        h->line = lineno;
+        h->rank = rank;
+        fill_hit(h, sc, text, len, co, &lc->li);
     } else {
-        if (ss->has_last) free_hit(&ss->last, sc->ncaps);
-        h = &ss->last;
-        ss->has_last = true;
-    }
-    h->line = lineno;
-    h->rank = rank;
-    h->info = lc->li;
-    h->text = cut(text, len, LDXI_EV_TEXT);
-    h->caps = NULL;
-    if (sc->ncaps) {
-        h->caps = calloc(sc->ncaps, sizeof(char *));
-        for (size_t c = 0; h->caps && c < sc->ncaps; c++) {
-            uint32_t g = (uint32_t)sc->capgroups[c];
-            if (g >= npairs || ov[2 * g] == PCRE2_UNSET) continue;
-            h->caps[c] = cut(text + ov[2 * g], ov[2 * g + 1] - ov[2 * g], LDXI_CAP_TEXT);
+        /* the latest hit: keep where it is, copy it when the batch is done */
+        if (ss->has_last && !ss->last_pending) free_hit(&ss->last, sc->ncaps);
+        if (!ss->pend_ov && sc->ncaps) ss->pend_ov = calloc(2 * sc->ncaps, sizeof(size_t));
+        if (!ss->last_pending &&
+            (ldxi_grow((void **)&s->pend, &s->pendcap, s->npend + 1, sizeof(*s->pend)) != LDX_OK ||
+             ldxi_grow((void **)&s->pend_ncaps, &s->pendcap2, s->npend + 1, sizeof(uint32_t)) != LDX_OK ||
+             (sc->ncaps && !ss->pend_ov))) {
+            /* no room to defer: copy now */
+            need_parse(lc, text, len);
+            ss->last.line = lineno;
+            ss->last.rank = rank;
+            fill_hit(&ss->last, sc, text, len, co, &lc->li);
+            ss->has_last = true;
+        } else {
+            if (!ss->last_pending) {
+                s->pend[s->npend] = ss;
+                s->pend_ncaps[s->npend++] = (uint32_t)sc->ncaps;
+            }
+            ss->last_pending = true;
+            ss->has_last = true;
+            ss->last.line = lineno;
+            ss->last.rank = rank;
+            ss->pend_text = text;
+            ss->pend_len = len;
+            if (sc->ncaps) memcpy(ss->pend_ov, co, 2 * sc->ncaps * sizeof(size_t));
         }
     }
+    if (co != capov) free(co);
 }
 
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -348,17 +417,22 @@ static void scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t li
         for (size_t k = 0; k < r->info.nsignals; k++) {
             if (!confirm(s, r, i, k, text, len)) continue;
             record(s, r, k, &s->st[i][k], text, len, lineno, &lc);
-            if (r->ntrackers) track(s, r, i, k, lineno, &lc.li);
+            if (r->ntrackers) {
+                need_parse(&lc, text, len);
+                track(s, r, i, k, lineno, &lc.li);
+            }
             hit = true;
         }
         s->rule_lines[i] += hit;
     }
+    materialize(s);
 }
 
 #ifdef LDX_HAVE_HS
 typedef struct {
     ldx_scanner *s;
     const ldxi_hspart *part;
+    size_t cursor;   /* the batch line of the previous match */
 } hit_ctx;
 
 static int on_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
@@ -370,13 +444,23 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
     ldx_scanner *s = hc->s;
     uint32_t g = hc->part->map[id]; /* a signal of the ruleset, or a special */
     if (g == LDXI_HS_IGNORE) return 0;
-    /* the line holding the match's last byte; bl[] is sorted by offset */
-    size_t end = to ? (size_t)to - 1 : 0, lo = 0, hi = s->nbl;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (s->bl[mid].off <= end) lo = mid;
-        else hi = mid;
+    /* the line holding the match's last byte; bl[] is sorted by offset. Matches come
+     * mostly in order of their end, so walk on from the last line found; jump back by
+     * binary search when one does not */
+    size_t end = to ? (size_t)to - 1 : 0, lo = hc->cursor;
+    if (s->bl[lo].off <= end) {
+        while (lo + 1 < s->nbl && s->bl[lo + 1].off <= end && lo - hc->cursor < 8) lo++;
     }
+    if (s->bl[lo].off > end || (lo + 1 < s->nbl && s->bl[lo + 1].off <= end)) {
+        size_t a = 0, b = s->nbl;
+        while (b - a > 1) {
+            size_t mid = (a + b) / 2;
+            if (s->bl[mid].off <= end) a = mid;
+            else b = mid;
+        }
+        lo = a;
+    }
+    hc->cursor = lo;
     /* one entry per (line, id), however many matches end on the line: this keeps the
      * hit list bounded by lines x patterns, not by bytes */
     if (s->ph_last[g] == lo + 1) return 0;
@@ -406,7 +490,7 @@ void ldxi_scanner_flush(ldx_scanner *s)
     s->ph_failed = false;
     memset(s->ph_last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
     for (int pi = 0; pi < h->nparts && !s->ph_failed; pi++) {
-        hit_ctx hc = {s, &h->part[pi]};
+        hit_ctx hc = {s, &h->part[pi], 0};
         hs_scan(h->part[pi].db, s->batch, (unsigned)s->blen, 0, s->hs_scratch, on_hit, &hc);
     }
     if (s->nph > 1) {
@@ -468,11 +552,15 @@ void ldxi_scanner_flush(ldx_scanner *s)
             const ldxi_rule *r = s->rs->rules[ref.rule];
             if (!confirm(s, r, ref.rule, ref.sig, text, len)) continue;
             record(s, r, ref.sig, &s->st[ref.rule][ref.sig], text, len, lineno, &lc);
-            if (r->ntrackers) track(s, r, ref.rule, ref.sig, lineno, &lc.li);
+            if (r->ntrackers) {
+                need_parse(&lc, text, len);
+                track(s, r, ref.rule, ref.sig, lineno, &lc.li);
+            }
             hit = true;
         }
         if (cur_rule >= 0) s->rule_lines[cur_rule] += hit;
     }
+    materialize(s);
     s->nbl = s->blen = s->nph = 0;
 #else
     (void)s;
