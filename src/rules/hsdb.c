@@ -148,7 +148,8 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
             if (missed < 0) break;
             hs_free_database(db);
             db = NULL;
-            if (!add_always(h, gs[missed])) ok = false;
+            for (uint32_t x = gs[missed]; x != LDXI_HS_IGNORE; x = h->same_next[x])
+                if (!add_always(h, x)) ok = false;
             memmove(gs + missed, gs + missed + 1, (n - (size_t)missed - 1) * sizeof(uint32_t));
             n--;
             continue;
@@ -165,7 +166,8 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         }
         hs_free_compile_error(err);
         uint32_t x = ids[bad];
-        if (!add_always(h, gs[x])) ok = false;
+        for (uint32_t y = gs[x]; y != LDXI_HS_IGNORE; y = h->same_next[y])
+            if (!add_always(h, y)) ok = false;
         memmove(gs + x, gs + x + 1, (n - x - 1) * sizeof(uint32_t));
         n--;
     }
@@ -210,23 +212,41 @@ static const char *take_str(const unsigned char **p, const unsigned char *end)
     return s;
 }
 
-static long find_signal(const ldx_ruleset *rs, const ldxi_hsdb *h, const char *rid,
-                        const char *sname, uint64_t hash, const uint32_t *base)
+typedef struct {
+    uint64_t hash;
+    uint32_t g;
+} hashed;
+
+static int hashed_cmp(const void *a, const void *b)
 {
-    /* the rule may be a user's copy of a built-in one: the entry serves whenever the
-     * pattern and flags are the same */
-    long i = ldx_ruleset_find(rs, rid);
-    if (i < 0) return -1;
-    const ldx_rule_info *ri = &rs->rules[i]->info;
-    for (size_t k = 0; k < ri->nsignals; k++)
-        if (!strcmp(ri->signals[k].name, sname))
-            return signal_hash(&ri->signals[k]) == hash ? (long)(base[i] + k) : -1;
-    (void)h;
-    return -1;
+    const hashed *x = a, *y = b;
+    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    return x->g < y->g ? -1 : x->g > y->g;
 }
 
-static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h, bool *covered, const uint32_t *base)
+/* The first signal (smallest g) with this pattern hash, or -1. Any rule's signal with
+ * the same pattern and flags can use the entry: a user's copy of a built-in rule, or
+ * two rules that share a pattern. */
+static long find_hash(const hashed *by_hash, uint32_t n, uint64_t hash)
 {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (by_hash[mid].hash < hash) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && by_hash[lo].hash == hash ? (long)by_hash[lo].g : -1;
+}
+
+/* Marks a signal and every signal with the same pattern as served. */
+static void cover_chain(const ldxi_hsdb *h, bool *covered, uint32_t g)
+{
+    for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) covered[g] = true;
+}
+
+static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h, bool *covered, const hashed *by_hash)
+{
+    (void)rs;
     const unsigned char *p = ldxi_builtin_hsdb, *end = p + ldxi_builtin_hsdb_len;
     if (ldxi_builtin_hsdb_len < 8 || memcmp(p, "LDX3", 4)) return false;
     uint32_t n;
@@ -255,10 +275,11 @@ static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h, bool *covered, const ui
             map[nids++] = h->nsig + (uint32_t)atoi(sname);
             continue;
         }
-        long g = find_signal(rs, h, rid, sname, hash, base);
-        if (g >= 0) covered[g] = true;
+        long g = find_hash(by_hash, h->nsig, hash);
+        if (g >= 0) cover_chain(h, covered, (uint32_t)g);
         if (kind == 1) {
-            if (g >= 0 && !add_always(h, (uint32_t)g)) ok = false;
+            for (uint32_t x = (uint32_t)g; g >= 0 && x != LDXI_HS_IGNORE; x = h->same_next[x])
+                if (!add_always(h, x)) ok = false;
             continue;
         }
         map[nids++] = g >= 0 ? (uint32_t)g : LDXI_HS_IGNORE;
@@ -297,18 +318,45 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         free(rest);
         goto fail;
     }
+    hashed *by_hash = calloc(h->nsig ? h->nsig : 1, sizeof(hashed));
+    h->same_next = calloc(h->nsig ? h->nsig : 1, sizeof(uint32_t));
+    if (!by_hash || !h->same_next) {
+        free(by_hash);
+        free(covered);
+        free(rest);
+        goto fail;
+    }
     for (size_t i = 0; i < rs->n; i++)
-        for (uint32_t k = 0; k < rs->rules[i]->info.nsignals; k++)
-            h->refs[base[i] + k] = (ldxi_sigref){(uint32_t)i, k};
-    bool embedded = getenv("LDX_HSDB_NO_EMBEDDED") == NULL && from_embedded(rs, h, covered, base);
+        for (uint32_t k = 0; k < rs->rules[i]->info.nsignals; k++) {
+            uint32_t g = base[i] + k;
+            h->refs[g] = (ldxi_sigref){(uint32_t)i, k};
+            by_hash[g] = (hashed){signal_hash(&rs->rules[i]->info.signals[k]), g};
+        }
+    if (h->nsig > 1) qsort(by_hash, h->nsig, sizeof(hashed), hashed_cmp);
+    for (uint32_t x = 0; x < h->nsig; x++)
+        h->same_next[by_hash[x].g] = x + 1 < h->nsig && by_hash[x + 1].hash == by_hash[x].hash
+                                         ? by_hash[x + 1].g
+                                         : LDXI_HS_IGNORE;
+    bool embedded = getenv("LDX_HSDB_NO_EMBEDDED") == NULL && from_embedded(rs, h, covered, by_hash);
+    /* what is left: one signal per distinct pattern (the first), the others follow it */
     size_t nrest = 0;
-    for (uint32_t g = 0; g < h->nsig; g++)
-        if (!covered[g]) rest[nrest++] = g;
+    for (uint32_t g = 0; g < h->nsig; g++) {
+        if (covered[g]) continue;
+        rest[nrest++] = g;
+        cover_chain(h, covered, g);
+    }
+    free(by_hash);
     bool ok = compile_part(rs, h, rest, nrest, !embedded, msgs);
     free(covered);
     free(rest);
     if (!ok) goto fail;
-    if (h->nalways > 1) qsort(h->always, h->nalways, sizeof(uint32_t), cmp_u32);
+    if (h->nalways > 1) {
+        qsort(h->always, h->nalways, sizeof(uint32_t), cmp_u32);
+        size_t w = 1;
+        for (size_t r = 1; r < h->nalways; r++)
+            if (h->always[r] != h->always[w - 1]) h->always[w++] = h->always[r];
+        h->nalways = w;
+    }
     free(base);
     rs->hs = h;
     return;
@@ -325,6 +373,7 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
         free(h->part[i].map);
     }
     free(h->refs);
+    free(h->same_next);
     free(h->always);
     free(h);
 }

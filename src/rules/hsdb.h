@@ -36,6 +36,9 @@ typedef struct ldxi_hsdb {
     int nparts;
     ldxi_sigref *refs;   /* g -> (rule, signal); g counts signals in ruleset order */
     uint32_t nsig;
+    /* Signals with the same pattern and flags share one database entry: the entry maps
+     * to the first of them, and same_next[g] links to the next (LDXI_HS_IGNORE ends). */
+    uint32_t *same_next;
     uint32_t *always;    /* g of the signals matched with PCRE2 on every line, ascending */
     size_t nalways;
     bool embedded;       /* part 0 came from the build-time database */

@@ -463,13 +463,17 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
     hc->cursor = lo;
     /* one entry per (line, id), however many matches end on the line: this keeps the
      * hit list bounded by lines x patterns, not by bytes */
-    if (s->ph_last[g] == lo + 1) return 0;
-    s->ph_last[g] = (uint32_t)lo + 1;
-    if (ldxi_grow((void **)&s->ph, &s->phcap, s->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
-        s->ph_failed = true;
-        return 1; /* stop: every line will be confirmed instead */
+    const ldxi_hsdb *h = s->rs->hs;
+    /* the entry stands for every signal with this pattern */
+    for (; g != LDXI_HS_IGNORE; g = g < h->nsig ? h->same_next[g] : LDXI_HS_IGNORE) {
+        if (s->ph_last[g] == lo + 1) continue;
+        s->ph_last[g] = (uint32_t)lo + 1;
+        if (ldxi_grow((void **)&s->ph, &s->phcap, s->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
+            s->ph_failed = true;
+            return 1; /* stop: every line will be confirmed instead */
+        }
+        s->ph[s->nph++] = (ldxi_phit){(uint32_t)lo, g};
     }
-    s->ph[s->nph++] = (ldxi_phit){(uint32_t)lo, g};
     return 0;
 }
 
