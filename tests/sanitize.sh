@@ -26,7 +26,9 @@ if [ "$only" != valgrind ]; then
   (cd build-asan &&
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1} \
       UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
-      ctest --output-on-failure -j 2) || failed=1
+      ctest --output-on-failure -j 2 -E '^(report|html|live)$') || failed=1
+  # (report validates output syntax with python, html drives a browser, live is about
+  # timing: none of them exercises memory handling the rest of the suite does not)
 fi
 
 if [ "$only" != asan ]; then
@@ -51,6 +53,10 @@ int pcre2_jit_compile_8(void *code, uint32_t options) { (void)code; (void)option
 C
   ${CC:-cc} -shared -fPIC -o "$tmp/nojit.so" "$tmp/nojit.c"
   formats=${LOGDX_VALGRIND_FORMATS:-text}
+  # Under valgrind's emulated CPU the embedded Vectorscan database does not load and the
+  # run-time compilation of every pattern would take minutes per case: valgrind checks
+  # the PCRE2 engine; the ASan build above covers the prefilter engine natively.
+  export LOGDX_ENGINE=pcre2
   echo "sanitize: valgrind memcheck of $logdx over tests/golden/*/ ($formats)"
   export NO_COLOR=1
   pass=0
