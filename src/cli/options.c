@@ -7,7 +7,7 @@
 #include "cli.h"
 
 const cli_option cli_options[] = {
-    {"format", 'f', "FMT", "output format: text (default), json, sarif, junit or github"},
+    {"format", 'f', "FMT", "output format: text (default), json, jsonl, sarif, junit, github or html"},
     {"rules", 'r', "PATH", "add rule files or folders (repeatable); a rule with a built-in's id replaces it"},
     {"no-default-rules", 0, NULL, "leave the built-in rules out"},
     {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never"},
@@ -39,7 +39,8 @@ void cli_usage(FILE *fp)
           "       logdx explain RULE [LOG]             why a rule fired on a log, or why not\n"
           "       logdx run [OPTIONS] -- CMD [ARG...]  run CMD, pass its output through, diagnose it\n"
           "\n"
-          "A PATH may be a file, a folder (scanned recursively) or a gzip-compressed log.\n"
+          "A PATH may be a file, a folder (scanned recursively), a compressed log (gzip, zstd, xz,\n"
+          "bzip2) or an archive of logs (tar, tar.gz, zip), recognised by content.\n"
           "Exit status: 0 nothing at or above --fail-on, 1 something found, 2 an error.\n"
           "\noptions:\n",
           fp);
