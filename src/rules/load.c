@@ -183,6 +183,92 @@ static unsigned col_of(const ldxi_ynode *n, size_t off)
     return n->col + (n->quoted == 1 ? 1u : 0u) + (unsigned)off;
 }
 
+/* Is there an unbounded quantifier (+, *, {n,}) right at p? */
+static size_t unbounded_at(const char *p)
+{
+    if (*p == '+' || *p == '*') return 1;
+    if (*p != '{') return 0;
+    const char *q = p + 1;
+    while (*q >= '0' && *q <= '9') q++;
+    return (q > p + 1 && q[0] == ',' && q[1] == '}') ? (size_t)(q + 2 - p) : 0;
+}
+
+/* Does the group whose body starts at p begin with a fixed literal (", ", "sm_", "\.")?
+ * Then each repetition must start with that literal, and the engine cannot split the
+ * same text between repetitions in many ways. */
+static bool literal_start(const char *p)
+{
+    if (p[0] == '?') { /* (?: (?<name> (?P<name> */
+        if (p[1] == ':') {
+            p += 2;
+        } else if (p[1] == '<' || (p[1] == 'P' && p[2] == '<')) {
+            p = strchr(p, '>');
+            if (!p) return false;
+            p++;
+        } else {
+            return false;
+        }
+    }
+    const char *next;
+    if (*p == '\\') {
+        if (!p[1] || !strchr(".()[]{}*+?|^$\\/-_:,", p[1])) return false; /* \d, \s, \w... */
+        next = p + 2;
+    } else if (*p && !strchr("[(.^$|)*+?{", *p)) {
+        next = p + 1;
+    } else {
+        return false;
+    }
+    return !*next || !strchr("*+?{", *next);
+}
+
+/* Finds a group that repeats without bound, holds an unbounded quantifier itself and
+ * does not begin with a fixed literal, like (a+)+ or (?:\s*x)*: on a line that almost
+ * matches, backtracking through both can take exponential time. Returns the offset of
+ * the outer quantifier, or -1. */
+static long nested_unbounded(const char *pat)
+{
+    enum { MAXD = 64 };
+    bool inner[MAXD] = {false};
+    bool anchored[MAXD] = {false};
+    int depth = 0;
+    for (const char *p = pat; *p; p++) {
+        if (*p == '\\') {
+            if (p[1]) p++;
+            continue;
+        }
+        if (*p == '[') { /* a character class: quantifier characters are literal inside */
+            p++;
+            if (*p == '^') p++;
+            if (*p == ']') p++;
+            while (*p && *p != ']') {
+                if (*p == '\\' && p[1]) p++;
+                p++;
+            }
+            if (!*p) break;
+            continue;
+        }
+        if (*p == '(') {
+            if (depth < MAXD - 1) {
+                inner[++depth] = false;
+                anchored[depth] = literal_start(p + 1);
+            }
+            continue;
+        }
+        if (*p == ')') {
+            bool had = depth > 0 && inner[depth];
+            bool lit = depth > 0 && anchored[depth];
+            if (depth > 0) depth--;
+            size_t q = unbounded_at(p + 1);
+            if (had && q && !lit) return (long)(p + 1 - pat);
+            /* the group's quantifier makes the enclosing group hold one too */
+            if (had || q) inner[depth] = inner[depth] || had || q;
+            continue;
+        }
+        if (unbounded_at(p)) inner[depth] = true;
+    }
+    return -1;
+}
+
 static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ldxi_sigc *sc,
                            const char *rule_id)
 {
@@ -202,6 +288,14 @@ static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
         return;
     }
     /* A pattern that matches an empty line would fire on every log. */
+    long nested = nested_unbounded(si->pattern);
+    if (nested >= 0)
+        ldx_msgs_add(c->msgs, LDX_MSG_WARNING, c->path, pn->line,
+                     pn->quoted == 2 ? pn->col : col_of(pn, (size_t)nested),
+                     "rule '%s', signal '%s': a repeated group that itself repeats without "
+                     "bound can backtrack for exponential time; bound one of them or make it "
+                     "possessive (++, *+)",
+                     rule_id, si->name);
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
     if (md && pcre2_match(code, (PCRE2_SPTR) "", 0, 0, 0, md, NULL) >= 0) {
         error_at(c, pn, "rule '%s', signal '%s': pattern matches an empty line", rule_id,
