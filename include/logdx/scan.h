@@ -26,6 +26,10 @@ void ldx_scanner_reset(ldx_scanner *s);
  * and ldx_analyze() call). */
 ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line);
 void ldx_scanner_flush(ldx_scanner *s);
+/* Two threads for one input: the prefilter of a batch runs on a worker while this
+ * thread reads the next batch and confirms the previous one. Results are identical;
+ * a no-op where the prefilter engine is not in use. */
+ldx_status ldx_scanner_set_pipeline(ldx_scanner *s, bool on);
 uint64_t ldx_scanner_lines(const ldx_scanner *s);
 uint64_t ldx_scanner_truncated(const ldx_scanner *s);
 

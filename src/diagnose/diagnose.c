@@ -583,7 +583,13 @@ ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out)
     if (dst != LDX_OK) return dst;
     (*out)->bytes = ldx_reader_bytes(r);
     /* a pattern that hit PCRE2's limits counted as no match there: say so, per rule */
-    for (size_t i = 0; i < s->rs->n; i++)
+    for (size_t i = 0; i < s->rs->n; i++) {
+        if (s->rule_off[i])
+            ldx_msgs_add((*out)->errors, LDX_MSG_WARNING, ldx_reader_name(r), 0, 0,
+                         "rule '%s' used up its time budget on this input and was switched "
+                         "off for the rest of it (its patterns are too slow: see logdx rules "
+                         "lint)",
+                         s->rs->rules[i]->info.id);
         if (s->limit_hits[i])
             ldx_msgs_add((*out)->errors, LDX_MSG_WARNING, ldx_reader_name(r), 0, 0,
                          "rule '%s', signal '%s': the pattern hit PCRE2's match limits on "
@@ -591,6 +597,7 @@ ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out)
                          s->rs->rules[i]->info.id,
                          s->rs->rules[i]->info.signals[s->limit_sig[i]].name,
                          (unsigned long long)s->limit_hits[i]);
+    }
     if (first_long)
         ldx_msgs_add((*out)->errors, LDX_MSG_WARNING, ldx_reader_name(r), (unsigned)first_long,
                      0, "%llu line(s) longer than %zu bytes were matched on their first %zu bytes",

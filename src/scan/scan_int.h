@@ -2,6 +2,7 @@
 #ifndef LDX_SCAN_SCAN_INT_H
 #define LDX_SCAN_SCAN_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "logdx/scan.h"
@@ -73,6 +74,18 @@ typedef struct {
     uint32_t line, id;   /* a prefilter hit: batch line index, database id */
 } ldxi_phit;
 
+/* Lines queued for the prefilter, and what it found in them. */
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    ldxi_bline *bl;
+    size_t nbl, blcap;
+    ldxi_phit *ph;
+    size_t nph, phcap;
+    uint32_t *last;      /* per signal: batch line + 1 of its last hit */
+    bool failed;         /* out of memory collecting hits: confirm every line */
+} ldxi_batch;
+
 struct ldx_scanner {
     const ldx_ruleset *rs;
     ldxi_sigstate **st;   /* st[rule][signal] */
@@ -87,20 +100,27 @@ struct ldx_scanner {
     pcre2_match_context *mctx;           /* match, depth and heap limits */
     uint64_t *limit_hits;                /* per rule: lines where a limit stopped a match */
     uint32_t *limit_sig;                 /* per rule: the signal that hit it last */
+    uint64_t *rule_ns;                   /* per rule: estimated PCRE2 time on this input */
+    bool *rule_off;                      /* per rule: over its time budget, skipped */
+    uint64_t nconfirm;                   /* confirms so far, for sampling the clock */
     /* the prefilter engine: lines are batched, scanned at once, confirmed by PCRE2 */
     void *hs_scratch;
     size_t *rule_base;                   /* first database id of each rule's signals */
-    char *batch;
-    size_t blen, bcap;
-    ldxi_bline *bl;
-    size_t nbl, blcap;
-    ldxi_phit *ph;
-    size_t nph, phcap;
+    ldxi_batch bt[2];                    /* two, so one can be scanned while one fills */
+    int cur;                             /* the batch being filled */
     ldxi_sigstate **pend;                /* states whose last hit awaits its copy */
     uint32_t *pend_ncaps;
     size_t npend, pendcap, pendcap2;
-    uint32_t *ph_last;                   /* per database id: batch line + 1 of its last hit */
-    bool ph_failed;                      /* out of memory collecting hits: confirm all */
+    /* the pipeline (ldx_scanner_set_pipeline): a worker thread runs the prefilter on a
+     * full batch while this thread reads the next one and confirms the previous one */
+    bool pipe;
+    int inflight;                        /* the batch given to the worker, or -1 */
+    void *worker_scratch;
+    pthread_t worker;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int job, done;                       /* batch index for the worker / finished, or -1 */
+    bool quit;
 };
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);

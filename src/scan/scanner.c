@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #ifdef LDX_HAVE_HS
 #include <hs/hs.h>
@@ -23,6 +24,10 @@
 #define MATCH_LIMIT 2000000u
 #define DEPTH_LIMIT 20000u
 #define HEAP_LIMIT_KIB 65536u
+/* A rule may spend this much PCRE2 time on one input before it is switched off there
+ * (with a warning): one slow pattern must not hold a batch scan hostage. */
+#define RULE_BUDGET_NS (10ull * 1000 * 1000 * 1000)
+#define CLOCK_SAMPLE 16 /* time one confirm in this many, and scale */
 
 ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
 {
@@ -39,8 +44,11 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     s->limit_hits = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
     s->limit_sig = calloc(rs->n ? rs->n : 1, sizeof(uint32_t));
     s->rule_base = calloc(rs->n + 1, sizeof(size_t));
+    s->rule_ns = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
+    s->rule_off = calloc(rs->n ? rs->n : 1, sizeof(bool));
+    s->inflight = -1;
     if (!s->st || !s->rule_lines || !s->trk || !s->md || !s->clean || !s->mctx ||
-        !s->limit_hits || !s->limit_sig || !s->rule_base) {
+        !s->limit_hits || !s->limit_sig || !s->rule_base || !s->rule_ns || !s->rule_off) {
         ldx_scanner_destroy(s);
         return LDX_ENOMEM;
     }
@@ -55,10 +63,12 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
                 ldx_scanner_destroy(s);
                 return LDX_ENOMEM;
             }
-        s->ph_last = calloc(rs->hs->nsig + LDXI_HS_NSPECIAL, sizeof(uint32_t));
-        if (!s->ph_last) {
-            ldx_scanner_destroy(s);
-            return LDX_ENOMEM;
+        for (int b = 0; b < 2; b++) {
+            s->bt[b].last = calloc(rs->hs->nsig + LDXI_HS_NSPECIAL, sizeof(uint32_t));
+            if (!s->bt[b].last) {
+                ldx_scanner_destroy(s);
+                return LDX_ENOMEM;
+            }
         }
     }
 #endif
@@ -103,8 +113,13 @@ static void clear(ldx_scanner *s)
         }
     }
     s->lines = s->truncated = 0;
-    s->blen = s->nbl = s->nph = s->npend = 0;
+    ldxi_scanner_flush(s);
+    for (int b = 0; b < 2; b++) s->bt[b].len = s->bt[b].nbl = s->bt[b].nph = 0;
+    s->npend = 0;
     if (s->limit_hits) memset(s->limit_hits, 0, s->rs->n * sizeof(uint64_t));
+    if (s->rule_ns) memset(s->rule_ns, 0, s->rs->n * sizeof(uint64_t));
+    if (s->rule_off) memset(s->rule_off, 0, s->rs->n * sizeof(bool));
+    s->nconfirm = 0;
     memset(&s->launcher, 0, sizeof s->launcher);
     memset(s->versions, 0, sizeof s->versions);
     if (s->rule_lines) memset(s->rule_lines, 0, s->rs->n * sizeof(uint64_t));
@@ -127,15 +142,29 @@ void ldx_scanner_destroy(ldx_scanner *s)
     pcre2_match_context_free(s->mctx);
     free(s->limit_hits);
     free(s->limit_sig);
+    free(s->rule_ns);
+    free(s->rule_off);
     free(s->rule_base);
-    free(s->batch);
-    free(s->bl);
-    free(s->ph);
-    free(s->ph_last);
+    if (s->pipe) {
+        pthread_mutex_lock(&s->mu);
+        s->quit = true;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->worker, NULL);
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+    }
+    for (int b = 0; b < 2; b++) {
+        free(s->bt[b].buf);
+        free(s->bt[b].bl);
+        free(s->bt[b].ph);
+        free(s->bt[b].last);
+    }
     free(s->pend);
     free(s->pend_ncaps);
 #ifdef LDX_HAVE_HS
     if (s->hs_scratch) hs_free_scratch(s->hs_scratch);
+    if (s->worker_scratch) hs_free_scratch(s->worker_scratch);
 #endif
     free(s->rule_lines);
     pcre2_match_data_free(s->md);
@@ -386,8 +415,19 @@ static void jit_once(const ldxi_sigc *sc)
 static bool confirm(ldx_scanner *s, const ldxi_rule *r, size_t i, size_t k, const char *text,
                     size_t len)
 {
+    if (s->rule_off[i]) return false;
     jit_once(&r->sigs[k]);
+    bool timed = (s->nconfirm++ % CLOCK_SAMPLE) == 0;
+    struct timespec t0, t1;
+    if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = pcre2_match(r->sigs[k].code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx);
+    if (timed) {
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
+                      (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+        s->rule_ns[i] += ns * CLOCK_SAMPLE;
+        if (s->rule_ns[i] > RULE_BUDGET_NS) s->rule_off[i] = true;
+    }
     if (rc >= 0) return true;
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
         rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
@@ -430,7 +470,8 @@ static void scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t li
 
 #ifdef LDX_HAVE_HS
 typedef struct {
-    ldx_scanner *s;
+    const ldxi_hsdb *h;
+    ldxi_batch *b;
     const ldxi_hspart *part;
     size_t cursor;   /* the batch line of the previous match */
 } hit_ctx;
@@ -441,38 +482,37 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
     (void)from;
     (void)flags;
     hit_ctx *hc = vctx;
-    ldx_scanner *s = hc->s;
+    ldxi_batch *b = hc->b;
     uint32_t g = hc->part->map[id]; /* a signal of the ruleset, or a special */
     if (g == LDXI_HS_IGNORE) return 0;
     /* the line holding the match's last byte; bl[] is sorted by offset. Matches come
-     * mostly in order of their end, so walk on from the last line found; jump back by
-     * binary search when one does not */
+     * mostly in order of their end, so walk on from the last line found; jump by binary
+     * search when one does not */
     size_t end = to ? (size_t)to - 1 : 0, lo = hc->cursor;
-    if (s->bl[lo].off <= end) {
-        while (lo + 1 < s->nbl && s->bl[lo + 1].off <= end && lo - hc->cursor < 8) lo++;
-    }
-    if (s->bl[lo].off > end || (lo + 1 < s->nbl && s->bl[lo + 1].off <= end)) {
-        size_t a = 0, b = s->nbl;
-        while (b - a > 1) {
-            size_t mid = (a + b) / 2;
-            if (s->bl[mid].off <= end) a = mid;
-            else b = mid;
+    if (b->bl[lo].off <= end)
+        while (lo + 1 < b->nbl && b->bl[lo + 1].off <= end && lo - hc->cursor < 8) lo++;
+    if (b->bl[lo].off > end || (lo + 1 < b->nbl && b->bl[lo + 1].off <= end)) {
+        size_t x = 0, y = b->nbl;
+        while (y - x > 1) {
+            size_t mid = (x + y) / 2;
+            if (b->bl[mid].off <= end) x = mid;
+            else y = mid;
         }
-        lo = a;
+        lo = x;
     }
     hc->cursor = lo;
-    /* one entry per (line, id), however many matches end on the line: this keeps the
-     * hit list bounded by lines x patterns, not by bytes */
-    const ldxi_hsdb *h = s->rs->hs;
-    /* the entry stands for every signal with this pattern */
+    /* one entry per (line, signal), however many matches end on the line: this keeps the
+     * hit list bounded by lines x patterns, not by bytes; the entry stands for every
+     * signal with this pattern */
+    const ldxi_hsdb *h = hc->h;
     for (; g != LDXI_HS_IGNORE; g = g < h->nsig ? h->same_next[g] : LDXI_HS_IGNORE) {
-        if (s->ph_last[g] == lo + 1) continue;
-        s->ph_last[g] = (uint32_t)lo + 1;
-        if (ldxi_grow((void **)&s->ph, &s->phcap, s->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
-            s->ph_failed = true;
+        if (b->last[g] == lo + 1) continue;
+        b->last[g] = (uint32_t)lo + 1;
+        if (ldxi_grow((void **)&b->ph, &b->phcap, b->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
+            b->failed = true;
             return 1; /* stop: every line will be confirmed instead */
         }
-        s->ph[s->nph++] = (ldxi_phit){(uint32_t)lo, g};
+        b->ph[b->nph++] = (ldxi_phit){(uint32_t)lo, g};
     }
     return 0;
 }
@@ -483,44 +523,48 @@ static int phit_cmp(const void *a, const void *b)
     if (x->line != y->line) return x->line < y->line ? -1 : 1;
     return x->id < y->id ? -1 : x->id > y->id;
 }
-#endif
 
-void ldxi_scanner_flush(ldx_scanner *s)
+/* The prefilter over one batch: which (line, signal) pairs PCRE2 must look at. Runs on
+ * the worker thread in the pipeline, so it touches nothing but the batch. */
+static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
 {
-#ifdef LDX_HAVE_HS
-    if (!s->nbl) return;
-    const ldxi_hsdb *h = s->rs->hs;
-    s->nph = 0;
-    s->ph_failed = false;
-    memset(s->ph_last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
-    for (int pi = 0; pi < h->nparts && !s->ph_failed; pi++) {
-        hit_ctx hc = {s, &h->part[pi], 0};
-        hs_scan(h->part[pi].db, s->batch, (unsigned)s->blen, 0, s->hs_scratch, on_hit, &hc);
+    b->nph = 0;
+    b->failed = false;
+    memset(b->last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
+    for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
+        hit_ctx hc = {h, b, &h->part[pi], 0};
+        hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
     }
-    if (s->nph > 1) {
-        /* a pattern can end several matches on one line: keep each (line, id) once */
-        qsort(s->ph, s->nph, sizeof(ldxi_phit), phit_cmp);
+    if (b->nph > 1) {
+        /* hits arrive in match order: sort into (line, signal) order, once each */
+        qsort(b->ph, b->nph, sizeof(ldxi_phit), phit_cmp);
         size_t w = 1;
-        for (size_t r = 1; r < s->nph; r++)
-            if (s->ph[r].line != s->ph[w - 1].line || s->ph[r].id != s->ph[w - 1].id)
-                s->ph[w++] = s->ph[r];
-        s->nph = w;
+        for (size_t r = 1; r < b->nph; r++)
+            if (b->ph[r].line != b->ph[w - 1].line || b->ph[r].id != b->ph[w - 1].id)
+                b->ph[w++] = b->ph[r];
+        b->nph = w;
     }
+}
+
+/* PCRE2 on the hits of a prefiltered batch, line by line, in the plain engine's order. */
+static void confirm_batch(ldx_scanner *s, ldxi_batch *b)
+{
+    const ldxi_hsdb *h = s->rs->hs;
     size_t p = 0;
-    for (size_t l = 0; l < s->nbl; l++) {
-        const char *text = s->batch + s->bl[l].off;
-        size_t len = s->bl[l].len;
-        uint64_t lineno = s->bl[l].lineno;
-        /* this line's hits, as database ids (rule-major order), then the always list */
+    for (size_t l = 0; l < b->nbl; l++) {
+        const char *text = b->buf + b->bl[l].off;
+        size_t len = b->bl[l].len;
+        uint64_t lineno = b->bl[l].lineno;
+        /* this line's hits, as signal indices (rule-major order), then the always list */
         size_t p0 = p;
         bool launcher = false, versions = false;
-        while (p < s->nph && s->ph[p].line == l) {
-            uint32_t id = s->ph[p].id;
+        while (p < b->nph && b->ph[p].line == l) {
+            uint32_t id = b->ph[p].id;
             if (id == h->nsig + LDXI_HS_LAUNCHER) launcher = true;
             if (id == h->nsig + LDXI_HS_VERSIONS) versions = true;
             p++;
         }
-        if (s->ph_failed) {
+        if (b->failed) {
             /* could not keep the hits: fall back to every pattern on every line */
             scan_plain(s, text, len, lineno);
             continue;
@@ -534,8 +578,8 @@ void ldxi_scanner_flush(ldx_scanner *s)
         for (;;) {
             /* next candidate in (rule, signal) order from the two sorted lists */
             size_t gq = SIZE_MAX, ga = SIZE_MAX;
-            while (q < p && s->ph[q].id >= h->nsig) q++;
-            if (q < p) gq = s->ph[q].id;
+            while (q < p && b->ph[q].id >= h->nsig) q++;
+            if (q < p) gq = b->ph[q].id;
             if (a < h->nalways) ga = h->always[a];
             if (gq == SIZE_MAX && ga == SIZE_MAX) break;
             size_t g;
@@ -565,10 +609,97 @@ void ldxi_scanner_flush(ldx_scanner *s)
         if (cur_rule >= 0) s->rule_lines[cur_rule] += hit;
     }
     materialize(s);
-    s->nbl = s->blen = s->nph = 0;
+    b->nbl = b->len = b->nph = 0;
+}
+
+static void *worker_main(void *arg)
+{
+    ldx_scanner *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (s->job < 0 && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+        if (s->quit) break;
+        int j = s->job;
+        s->job = -1;
+        pthread_mutex_unlock(&s->mu);
+        prefilter(s->rs->hs, &s->bt[j], s->worker_scratch);
+        pthread_mutex_lock(&s->mu);
+        s->done = j;
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Waits for the batch on the worker and confirms it. */
+static void finish_inflight(ldx_scanner *s)
+{
+    if (s->inflight < 0) return;
+    pthread_mutex_lock(&s->mu);
+    while (s->done != s->inflight) pthread_cond_wait(&s->cv, &s->mu);
+    s->done = -1;
+    pthread_mutex_unlock(&s->mu);
+    int j = s->inflight;
+    s->inflight = -1;
+    confirm_batch(s, &s->bt[j]);
+}
+
+/* The batch being filled is full (or the input ended): prefilter and confirm it, or in
+ * the pipeline, hand it to the worker and confirm the one before it. */
+static void batch_full(ldx_scanner *s)
+{
+    ldxi_batch *b = &s->bt[s->cur];
+    if (!b->nbl) return;
+    if (!s->pipe) {
+        prefilter(s->rs->hs, b, s->hs_scratch);
+        confirm_batch(s, b);
+        return;
+    }
+    finish_inflight(s);
+    pthread_mutex_lock(&s->mu);
+    s->job = s->cur;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    s->inflight = s->cur;
+    s->cur ^= 1;
+}
+#endif
+
+void ldxi_scanner_flush(ldx_scanner *s)
+{
+#ifdef LDX_HAVE_HS
+    if (!s->rs->hs) return;
+    finish_inflight(s);
+    ldxi_batch *b = &s->bt[s->cur];
+    if (!b->nbl) return;
+    prefilter(s->rs->hs, b, s->hs_scratch);
+    confirm_batch(s, b);
 #else
     (void)s;
 #endif
+}
+
+ldx_status ldx_scanner_set_pipeline(ldx_scanner *s, bool on)
+{
+#ifdef LDX_HAVE_HS
+    if (!on || s->pipe || !s->rs->hs) return LDX_OK;
+    if (hs_clone_scratch(s->hs_scratch, (hs_scratch_t **)&s->worker_scratch) != HS_SUCCESS)
+        return LDX_ENOMEM;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    s->job = s->done = -1;
+    s->quit = false;
+    if (pthread_create(&s->worker, NULL, worker_main, s) != 0) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->cv);
+        return LDX_ENOMEM;
+    }
+    s->pipe = true;
+#else
+    (void)s;
+    (void)on;
+#endif
+    return LDX_OK;
 }
 
 void ldx_scanner_flush(ldx_scanner *s) { ldxi_scanner_flush(s); }
@@ -589,8 +720,9 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
         return LDX_OK;
     }
     /* queue the line (without its escapes) for the prefilter */
-    if (ldxi_grow((void **)&s->batch, &s->bcap, s->blen + len + 1, 1) != LDX_OK ||
-        ldxi_grow((void **)&s->bl, &s->blcap, s->nbl + 1, sizeof(ldxi_bline)) != LDX_OK) {
+    ldxi_batch *b = &s->bt[s->cur];
+    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + len + 1, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->bl, &b->blcap, b->nbl + 1, sizeof(ldxi_bline)) != LDX_OK) {
         ldxi_scanner_flush(s);
         if (ansi) {
             len = ldx_strip_ansi(text, len, s->clean);
@@ -599,12 +731,12 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
         scan_plain(s, text, len, line->lineno);
         return LDX_OK;
     }
-    char *dst = s->batch + s->blen;
+    char *dst = b->buf + b->len;
     size_t n = ansi ? ldx_strip_ansi(text, len, dst) : (memcpy(dst, text, len), len);
     dst[n] = '\n';
-    s->bl[s->nbl++] = (ldxi_bline){s->blen, n, line->lineno};
-    s->blen += n + 1;
-    if (s->blen >= BATCH_BYTES) ldxi_scanner_flush(s);
+    b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno};
+    b->len += n + 1;
+    if (b->len >= BATCH_BYTES) batch_full(s);
     return LDX_OK;
 }
 
