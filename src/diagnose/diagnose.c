@@ -421,7 +421,7 @@ static bool explains(const ldx_diagnosis *c, const ldx_diagnosis *d, const ldxi_
 
 /* Marks collateral diagnoses: those whose rule names (by class or id) another fired
  * rule in caused_by, when the order of the two allows it. When two rules name each
- * other, the earlier one is the cause. */
+ * other, the more severe one is the cause (the earlier one between equals). */
 static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
                          const ldx_launcher_info *launcher)
 {
@@ -431,7 +431,12 @@ static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
             if (i == j) continue;
             const ldxi_cause *cs = ldxi_rule_cause(rules[i], rules[j]);
             if (!cs || !explains(&d[j], &d[i], cs, launcher)) continue;
-            if (ldxi_rule_cause(rules[j], rules[i]) && d[j].line >= d[i].line) continue;
+            /* two rules that name each other: the more severe one is the cause, and
+             * between equals the earlier one */
+            if (ldxi_rule_cause(rules[j], rules[i])) {
+                ldx_severity si = rules[i]->info.severity, sj = rules[j]->info.severity;
+                if (sj < si || (sj == si && d[j].line >= d[i].line)) continue;
+            }
             if (!best || d[j].line < best->line) best = &d[j];
         }
         if (best) {
