@@ -84,6 +84,12 @@ const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i);
 /* Index of the rule with this id, or -1. */
 long ldx_ruleset_find(const ldx_ruleset *rs, const char *id);
 
+/* Pattern hygiene, for `rules lint --perf` and `rules profile`: the longest fixed string
+ * every match of the signal's pattern must contain (an estimate), and whether the
+ * prefilter takes the signal (false: PCRE2 runs it on every line). */
+size_t ldx_signal_literal(const ldx_signal_info *si);
+bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig);
+
 /* The failure classes (taxonomy.tsv, embedded at build time). */
 size_t ldx_taxonomy_count(void);
 const char *ldx_taxonomy_class(size_t i);

@@ -30,6 +30,14 @@ void ldx_scanner_flush(ldx_scanner *s);
  * thread reads the next batch and confirms the previous one. Results are identical;
  * a no-op where the prefilter engine is not in use. */
 ldx_status ldx_scanner_set_pipeline(ldx_scanner *s, bool on);
+
+/* Profiling (`logdx rules profile`): with it on, every PCRE2 run is timed. The cost of
+ * a rule on what was scanned: PCRE2 runs, matches, nanoseconds (sampled when off). */
+typedef struct {
+    uint64_t calls, matches, ns;
+} ldx_rule_cost;
+void ldx_scanner_set_profile(ldx_scanner *s, bool on);
+void ldx_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldx_rule_cost *out);
 uint64_t ldx_scanner_lines(const ldx_scanner *s);
 uint64_t ldx_scanner_truncated(const ldx_scanner *s);
 

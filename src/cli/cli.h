@@ -17,6 +17,7 @@ typedef struct {
     int fail_on;        /* severity, or -1 for never */
     bool quiet;
     bool strict;        /* rules lint: the built-in library's quality bar */
+    bool perf;          /* rules lint: pattern hygiene for the prefilter */
     const char *baseline; /* a healthy run of the same job, to compare with */
     const char **include; /* --include GLOB (repeatable): only matching files of folders */
     size_t ninclude;

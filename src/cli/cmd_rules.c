@@ -125,12 +125,39 @@ static int rules_show(cli_opts *o)
  * rule, and, for the whole set, a rule for every failure class of the taxonomy. */
 static size_t strict_checks(const ldx_ruleset *rs, const cli_opts *o);
 
+static bool selected(const ldx_rule_info *r, const cli_opts *o);
+
+/* --perf: patterns that make the prefilter slow. */
+static void perf_checks(const ldx_ruleset *rs, const cli_opts *o)
+{
+    for (size_t i = 0; i < ldx_ruleset_count(rs); i++) {
+        const ldx_rule_info *r = ldx_ruleset_rule(rs, i);
+        if (!selected(r, o)) continue;
+        for (size_t k = 0; k < r->nsignals; k++) {
+            const ldx_signal_info *si = &r->signals[k];
+            size_t lit = ldx_signal_literal(si);
+            if (lit < 3)
+                fprintf(stderr,
+                        "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the pattern has no "
+                        "fixed string of 3 or more characters (longest: %zu); the prefilter "
+                        "cannot skip lines for it\n",
+                        r->path, si->line, si->col, r->id, si->name, lit);
+            if (!ldx_ruleset_prefiltered(rs, i, k))
+                fprintf(stderr,
+                        "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the prefilter cannot "
+                        "take this pattern; PCRE2 runs it on every line\n",
+                        r->path, si->line, si->col, r->id, si->name);
+        }
+    }
+}
+
 static int rules_lint(cli_opts *o)
 {
     bool errs;
     ldx_ruleset *rs = cli_load_rules(o, o->args, o->nargs, &errs);
     if (!rs) return EXIT_ERROR;
     if (o->strict && strict_checks(rs, o)) errs = true;
+    if (o->perf) perf_checks(rs, o);
     size_t n = ldx_ruleset_count(rs);
     if (!o->quiet)
         fprintf(stderr, "logdx: %zu rule%s %s\n", n, n == 1 ? "" : "s",
@@ -369,6 +396,82 @@ static int rules_patterns(cli_opts *o)
     return errs ? EXIT_ERROR : EXIT_CLEAN;
 }
 
+typedef struct {
+    size_t rule;
+    ldx_rule_cost cost;
+} profile_row;
+
+static int cost_cmp(const void *a, const void *b)
+{
+    const profile_row *x = a, *y = b;
+    return x->cost.ns < y->cost.ns ? 1 : x->cost.ns > y->cost.ns ? -1 : 0;
+}
+
+/* logdx rules profile LOG: what each rule costs on a log, most expensive first, like
+ * YARA's profiling: PCRE2 runs (lines the prefilter handed over), matches, time. */
+static int rules_profile(cli_opts *o)
+{
+    if (o->nargs != 1) {
+        fprintf(stderr, "logdx: usage: logdx rules profile LOG\n");
+        return EXIT_ERROR;
+    }
+    bool errs;
+    ldx_ruleset *rs = cli_load_rules(o, NULL, 0, &errs);
+    if (!rs) return EXIT_ERROR;
+    ldx_reader *rd;
+    ldx_scanner *sc = NULL;
+    ldx_file_report *fr = NULL;
+    if (ldx_reader_open_path(&rd, o->args[0]) != LDX_OK) {
+        fprintf(stderr, "logdx: %s: cannot open\n", o->args[0]);
+        ldx_ruleset_destroy(rs);
+        return EXIT_ERROR;
+    }
+    size_t n = ldx_ruleset_count(rs);
+    profile_row *rows = calloc(n ? n : 1, sizeof(*rows));
+    if (!rows || ldx_scanner_create(&sc, rs) != LDX_OK) {
+        free(rows);
+        ldx_reader_destroy(rd);
+        ldx_ruleset_destroy(rs);
+        return EXIT_ERROR;
+    }
+    ldx_scanner_set_profile(sc, true);
+    ldx_analyze(sc, rd, &fr);
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        rows[i].rule = i;
+        ldx_scanner_rule_cost(sc, i, &rows[i].cost);
+        total += rows[i].cost.ns;
+    }
+    qsort(rows, n, sizeof(*rows), cost_cmp);
+    printf("%s: %llu lines; PCRE2 time %.1f ms in all\n", o->args[0],
+           (unsigned long long)(fr ? fr->lines : 0), (double)total / 1e6);
+    printf("%-44s %10s %10s %10s %6s  %s\n", "RULE", "PCRE2 RUNS", "MATCHES", "MS", "SHARE", "NOTES");
+    for (size_t i = 0; i < n; i++) {
+        const ldx_rule_info *r = ldx_ruleset_rule(rs, rows[i].rule);
+        char notes[128] = "";
+        size_t len = 0;
+        for (size_t k = 0; k < r->nsignals; k++) {
+            if (!ldx_ruleset_prefiltered(rs, rows[i].rule, k) && len < sizeof notes - 40)
+                len += (size_t)snprintf(notes + len, sizeof notes - len, "%s not prefiltered",
+                                        r->signals[k].name);
+            else if (ldx_signal_literal(&r->signals[k]) < 3 && len < sizeof notes - 40)
+                len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s no literal",
+                                        len ? ", " : "", r->signals[k].name);
+        }
+        if (!rows[i].cost.calls && !notes[0]) continue;
+        printf("%-44s %10llu %10llu %10.2f %5.1f%%  %s\n", r->id,
+               (unsigned long long)rows[i].cost.calls, (unsigned long long)rows[i].cost.matches,
+               (double)rows[i].cost.ns / 1e6,
+               total ? 100.0 * (double)rows[i].cost.ns / (double)total : 0.0, notes);
+    }
+    ldx_file_report_destroy(fr);
+    ldx_scanner_destroy(sc);
+    ldx_reader_destroy(rd);
+    ldx_ruleset_destroy(rs);
+    free(rows);
+    return errs ? EXIT_ERROR : EXIT_CLEAN;
+}
+
 int cmd_rules(cli_opts *o)
 {
     if (!o->nargs) {
@@ -385,8 +488,9 @@ int cmd_rules(cli_opts *o)
     else if (!strcmp(sub, "test")) rc = rules_test(o);
     else if (!strcmp(sub, "graph")) rc = rules_graph(o);
     else if (!strcmp(sub, "patterns")) rc = rules_patterns(o);
+    else if (!strcmp(sub, "profile")) rc = rules_profile(o);
     else {
-        fprintf(stderr, "logdx: unknown rules command '%s' (list, show, lint, test, graph, patterns)\n", sub);
+        fprintf(stderr, "logdx: unknown rules command '%s' (list, show, lint, test, graph, patterns, profile)\n", sub);
         rc = EXIT_ERROR;
     }
     o->args--;

@@ -20,6 +20,7 @@ const cli_option cli_options[] = {
     {"follow", 0, NULL, "watch a growing log and report as soon as a rule fires"},
     {"progress", 0, "WHEN", "progress on stderr: auto (default: when it is a terminal), always, never"},
     {"strict", 0, NULL, "rules lint: also require 2+ examples of each kind per rule and a rule for every class"},
+    {"perf", 0, NULL, "rules lint: also warn about patterns without a literal of 3+ characters or not prefiltered"},
     {"color", 0, "WHEN", "colour: auto (default: on a terminal, never with NO_COLOR), always, never"},
     {"no-color", 0, NULL, "same as --color=never"},
     {"help", 'h', NULL, "show this help"},
@@ -36,6 +37,7 @@ void cli_usage(FILE *fp)
           "       logdx rules test [PATH ...]          run the rules' own examples\n"
           "       logdx rules graph [dot]              what each failure class can set off\n"
           "       logdx rules patterns                 every signal pattern, one a line\n"
+          "       logdx rules profile LOG              what each rule costs on a log\n"
           "       logdx explain RULE [LOG]             why a rule fired on a log, or why not\n"
           "       logdx run [OPTIONS] -- CMD [ARG...]  run CMD, pass its output through, diagnose it\n"
           "\n"
@@ -132,6 +134,8 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
             fprintf(stderr, "logdx: --progress takes auto, always or never, not '%s'\n", val);
             return EXIT_ERROR;
         }
+    } else if (!strcmp(n, "perf")) {
+        o->perf = true;
     } else if (!strcmp(n, "strict")) {
         o->strict = true;
     } else if (!strcmp(n, "color")) {

@@ -262,6 +262,20 @@ const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i)
     return i < rs->n ? &rs->rules[i]->info : NULL;
 }
 
+size_t ldx_signal_literal(const ldx_signal_info *si) { return ldxi_pattern_literal(si->pattern); }
+
+bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig)
+{
+    const ldxi_hsdb *h = rs->hs;
+    if (!h || rule >= rs->n) return false;
+    uint32_t base = 0;
+    for (size_t i = 0; i < rule; i++) base += (uint32_t)rs->rules[i]->info.nsignals;
+    uint32_t g = base + (uint32_t)sig;
+    for (size_t a = 0; a < h->nalways; a++)
+        if (h->always[a] == g) return false;
+    return true;
+}
+
 long ldx_ruleset_find(const ldx_ruleset *rs, const char *id)
 {
     size_t lo = 0, hi = rs->n;

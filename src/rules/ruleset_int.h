@@ -66,6 +66,9 @@ extern const size_t ldxi_builtin_rules_count;
 extern const ldxi_embedded ldxi_builtin_taxonomy[];
 extern const size_t ldxi_builtin_taxonomy_count;
 
+/* The longest fixed string every match of the pattern must contain (an estimate). */
+size_t ldxi_pattern_literal(const char *pattern);
+
 /* The caused_by entry of r that names other (by class or id), or NULL. */
 const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other);
 

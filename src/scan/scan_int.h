@@ -103,6 +103,8 @@ struct ldx_scanner {
     uint64_t *rule_ns;                   /* per rule: estimated PCRE2 time on this input */
     bool *rule_off;                      /* per rule: over its time budget, skipped */
     uint64_t nconfirm;                   /* confirms so far, for sampling the clock */
+    bool profile;                        /* time every confirm (rules profile) */
+    uint64_t *rule_calls, *rule_matches; /* per rule: PCRE2 runs and matches */
     /* the prefilter engine: lines are batched, scanned at once, confirmed by PCRE2 */
     void *hs_scratch;
     size_t *rule_base;                   /* first database id of each rule's signals */

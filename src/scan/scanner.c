@@ -46,9 +46,12 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     s->rule_base = calloc(rs->n + 1, sizeof(size_t));
     s->rule_ns = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
     s->rule_off = calloc(rs->n ? rs->n : 1, sizeof(bool));
+    s->rule_calls = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
+    s->rule_matches = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
     s->inflight = -1;
     if (!s->st || !s->rule_lines || !s->trk || !s->md || !s->clean || !s->mctx ||
-        !s->limit_hits || !s->limit_sig || !s->rule_base || !s->rule_ns || !s->rule_off) {
+        !s->limit_hits || !s->limit_sig || !s->rule_base || !s->rule_ns || !s->rule_off ||
+        !s->rule_calls || !s->rule_matches) {
         ldx_scanner_destroy(s);
         return LDX_ENOMEM;
     }
@@ -119,6 +122,8 @@ static void clear(ldx_scanner *s)
     if (s->limit_hits) memset(s->limit_hits, 0, s->rs->n * sizeof(uint64_t));
     if (s->rule_ns) memset(s->rule_ns, 0, s->rs->n * sizeof(uint64_t));
     if (s->rule_off) memset(s->rule_off, 0, s->rs->n * sizeof(bool));
+    if (s->rule_calls) memset(s->rule_calls, 0, s->rs->n * sizeof(uint64_t));
+    if (s->rule_matches) memset(s->rule_matches, 0, s->rs->n * sizeof(uint64_t));
     s->nconfirm = 0;
     memset(&s->launcher, 0, sizeof s->launcher);
     memset(s->versions, 0, sizeof s->versions);
@@ -144,6 +149,8 @@ void ldx_scanner_destroy(ldx_scanner *s)
     free(s->limit_sig);
     free(s->rule_ns);
     free(s->rule_off);
+    free(s->rule_calls);
+    free(s->rule_matches);
     free(s->rule_base);
     if (s->pipe) {
         pthread_mutex_lock(&s->mu);
@@ -417,7 +424,8 @@ static bool confirm(ldx_scanner *s, const ldxi_rule *r, size_t i, size_t k, cons
 {
     if (s->rule_off[i]) return false;
     jit_once(&r->sigs[k]);
-    bool timed = (s->nconfirm++ % CLOCK_SAMPLE) == 0;
+    bool timed = s->profile || (s->nconfirm++ % CLOCK_SAMPLE) == 0;
+    s->rule_calls[i]++;
     struct timespec t0, t1;
     if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
     int rc = pcre2_match(r->sigs[k].code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx);
@@ -425,10 +433,13 @@ static bool confirm(ldx_scanner *s, const ldxi_rule *r, size_t i, size_t k, cons
         clock_gettime(CLOCK_MONOTONIC, &t1);
         uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
                       (uint64_t)(t1.tv_nsec - t0.tv_nsec);
-        s->rule_ns[i] += ns * CLOCK_SAMPLE;
-        if (s->rule_ns[i] > RULE_BUDGET_NS) s->rule_off[i] = true;
+        s->rule_ns[i] += s->profile ? ns : ns * CLOCK_SAMPLE;
+        if (s->rule_ns[i] > RULE_BUDGET_NS && !s->profile) s->rule_off[i] = true;
     }
-    if (rc >= 0) return true;
+    if (rc >= 0) {
+        s->rule_matches[i]++;
+        return true;
+    }
     if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
         rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
         s->limit_hits[i]++;
@@ -703,6 +714,15 @@ ldx_status ldx_scanner_set_pipeline(ldx_scanner *s, bool on)
 }
 
 void ldx_scanner_flush(ldx_scanner *s) { ldxi_scanner_flush(s); }
+
+void ldx_scanner_set_profile(ldx_scanner *s, bool on) { s->profile = on; }
+
+void ldx_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldx_rule_cost *out)
+{
+    out->calls = s->rule_calls[rule];
+    out->matches = s->rule_matches[rule];
+    out->ns = s->rule_ns[rule];
+}
 
 ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
 {
