@@ -12,7 +12,7 @@ _logdx()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     local opts="--format -f --rules -r --no-default-rules --fail-on --quiet -q --baseline
-        --include --exclude --jobs -j --redact --follow --progress --strict --color
+        --include --exclude --jobs -j --redact --follow --progress --strict --perf --color
         --no-color --help -h --version -V"
     local takes_value="--format -f --rules -r --fail-on --baseline --include --exclude --jobs -j --progress --color"
 
@@ -56,7 +56,7 @@ _logdx()
         '') COMPREPLY=($(compgen -W "scan rules explain run" -- "$cur") $(compgen -f -- "$cur")) ;;
         rules)
             case ${#pos[@]} in
-                1) COMPREPLY=($(compgen -W "list show lint test graph patterns" -- "$cur")) ;;
+                1) COMPREPLY=($(compgen -W "list show lint test graph patterns profile" -- "$cur")) ;;
                 *) case ${pos[1]} in
                        show) ((${#pos[@]} == 2)) && COMPREPLY=($(compgen -W "$(_logdx_rule_ids)" -- "$cur")) ;;
                        graph) ((${#pos[@]} == 2)) && COMPREPLY=($(compgen -W "dot" -- "$cur")) ;;
