@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "logdx/diagnose.h"
-#include "../scan/scan_int.h"
+#include "env.h"
 
 const char *ldx_version_component(size_t i)
 {
@@ -30,74 +30,12 @@ const char *ldx_role_name(ldx_role r)
     return "?";
 }
 
-typedef struct {
-    const ldx_scanner *s;
-    size_t rule;
-} env_ctx;
-
-static double env_count(void *vctx, int sig)
-{
-    env_ctx *e = vctx;
-    return (double)ldxi_scanner_state(e->s, e->rule, (size_t)sig)->count;
-}
-
-static double env_ranks(void *vctx, int sig)
-{
-    env_ctx *e = vctx;
-    return (double)ldxi_scanner_state(e->s, e->rule, (size_t)sig)->nranks;
-}
-
-static double env_first_line(void *vctx, int sig)
-{
-    env_ctx *e = vctx;
-    const ldxi_sigstate *ss = ldxi_scanner_state(e->s, e->rule, (size_t)sig);
-    return ss->nfirst ? (double)ss->first[0].line : NAN;
-}
-
-static double env_stat(void *vctx, int sig, int cap, ldxi_func f, double arg)
-{
-    env_ctx *e = vctx;
-    const ldxi_sigstate *ss = ldxi_scanner_state(e->s, e->rule, (size_t)sig);
-    return ldxi_numstat_get(ss->nums ? &ss->nums[cap] : NULL, f, arg);
-}
-
-static double env_last_line(void *vctx, int sig)
-{
-    env_ctx *e = vctx;
-    const ldxi_sigstate *ss = ldxi_scanner_state(e->s, e->rule, (size_t)sig);
-    if (ss->has_last) return (double)ss->last.line;
-    return ss->nfirst ? (double)ss->first[ss->nfirst - 1].line : NAN;
-}
-
-static double env_others(void *vctx, int a, int b)
-{
-    env_ctx *e = vctx;
-    const ldxi_sigstate *sa = ldxi_scanner_state(e->s, e->rule, (size_t)a);
-    const ldxi_sigstate *sb = ldxi_scanner_state(e->s, e->rule, (size_t)b);
-    double n = 0;
-    for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++)
-        n += __builtin_popcountll(sb->rankbits[w] & ~sa->rankbits[w]);
-    return n;
-}
-
-static double env_track(void *vctx, int t)
-{
-    env_ctx *e = vctx;
-    return (double)ldxi_scanner_track(e->s, e->rule, (size_t)t)->count;
-}
-
-static double env_lines(void *vctx)
-{
-    env_ctx *e = vctx;
-    return (double)ldx_scanner_lines(e->s);
-}
-
 static bool fires(const ldx_scanner *s, const ldxi_rule *r)
 {
     if (r->cond) {
-        env_ctx ec = {s, r->index};
-        ldxi_cond_env env = {&ec,          env_count,  env_ranks, env_first_line, env_stat,
-                             env_last_line, env_others, env_track, env_lines};
+        ldxi_env_ctx ec;
+        ldxi_cond_env env;
+        ldxi_scan_env(s, r->index, &ec, &env);
         return ldxi_cond_true(ldxi_cond_eval(r->cond, &env));
     }
     for (size_t k = 0; k < r->info.nsignals; k++)

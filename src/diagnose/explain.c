@@ -6,63 +6,7 @@
 #include <string.h>
 
 #include "logdx/diagnose.h"
-#include "../scan/scan_int.h"
-
-typedef struct {
-    const ldx_scanner *s;
-    size_t rule;
-} env_ctx;
-
-/* The same view of the scan that diagnose.c gives conditions. */
-static double e_count(void *v, int sig)
-{
-    env_ctx *e = v;
-    return (double)ldxi_scanner_state(e->s, e->rule, (size_t)sig)->count;
-}
-static double e_ranks(void *v, int sig)
-{
-    env_ctx *e = v;
-    return (double)ldxi_scanner_state(e->s, e->rule, (size_t)sig)->nranks;
-}
-static double e_first(void *v, int sig)
-{
-    env_ctx *e = v;
-    const ldxi_sigstate *ss = ldxi_scanner_state(e->s, e->rule, (size_t)sig);
-    return ss->nfirst ? (double)ss->first[0].line : NAN;
-}
-static double e_last(void *v, int sig)
-{
-    env_ctx *e = v;
-    const ldxi_sigstate *ss = ldxi_scanner_state(e->s, e->rule, (size_t)sig);
-    if (ss->has_last) return (double)ss->last.line;
-    return ss->nfirst ? (double)ss->first[ss->nfirst - 1].line : NAN;
-}
-static double e_stat(void *v, int sig, int cap, ldxi_func f, double arg)
-{
-    env_ctx *e = v;
-    const ldxi_sigstate *ss = ldxi_scanner_state(e->s, e->rule, (size_t)sig);
-    return ldxi_numstat_get(ss->nums ? &ss->nums[cap] : NULL, f, arg);
-}
-static double e_others(void *v, int a, int b)
-{
-    env_ctx *e = v;
-    const ldxi_sigstate *sa = ldxi_scanner_state(e->s, e->rule, (size_t)a);
-    const ldxi_sigstate *sb = ldxi_scanner_state(e->s, e->rule, (size_t)b);
-    double n = 0;
-    for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++)
-        n += __builtin_popcountll(sb->rankbits[w] & ~sa->rankbits[w]);
-    return n;
-}
-static double e_track(void *v, int t)
-{
-    env_ctx *e = v;
-    return (double)ldxi_scanner_track(e->s, e->rule, (size_t)t)->count;
-}
-static double e_lines(void *v)
-{
-    env_ctx *e = v;
-    return (double)ldx_scanner_lines(e->s);
-}
+#include "env.h"
 
 typedef struct {
     ldx_explanation *x;
@@ -180,8 +124,9 @@ ldx_status ldx_explain(ldx_scanner *s, const char *rule_id, ldx_explanation **ou
             }
         }
     }
-    env_ctx ec = {s, (size_t)idx};
-    ldxi_cond_env env = {&ec, e_count, e_ranks, e_first, e_stat, e_last, e_others, e_track, e_lines};
+    ldxi_env_ctx ec;
+    ldxi_cond_env env;
+    ldxi_scan_env(s, (size_t)idx, &ec, &env);
     if (r->cond) {
         walk w = {x, 0, &env, sigs, LDX_OK};
         add_parts(&w, r->cond, 0, true);
