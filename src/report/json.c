@@ -23,7 +23,15 @@ static cJSON *rank_item(int rank)
     return rank >= 0 ? cJSON_CreateNumber(rank) : cJSON_CreateNull();
 }
 
-cJSON *ldxi_json_errors(const ldx_msgs *m);
+ldx_status ldxi_json_print(FILE *fp, const cJSON *doc, bool pretty)
+{
+    char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
+    if (!text) return LDX_ENOMEM;
+    fputs(text, fp);
+    fputc('\n', fp);
+    cJSON_free(text);
+    return LDX_OK;
+}
 
 cJSON *ldxi_json_errors(const ldx_msgs *m)
 {
@@ -138,8 +146,6 @@ static ldx_status j_begin(ldx_report *r)
 }
 
 /* One entry of "files"; also each line of --format jsonl (jsonl.c). */
-cJSON *ldxi_json_file(const ldx_file_report *fr);
-
 cJSON *ldxi_json_file(const ldx_file_report *fr)
 {
     cJSON *f = cJSON_CreateObject();
@@ -198,12 +204,7 @@ static ldx_status j_finish(ldx_report *r, const ldx_msgs *errors)
     cJSON_AddNumberToObject(sum, "diagnosed", (double)s->diagnosed);
     cJSON_AddItemToObject(sum, "by_class", s->by_class);
     s->by_class = NULL;
-    char *text = cJSON_Print(s->root);
-    if (!text) return LDX_ENOMEM;
-    fputs(text, r->fp);
-    fputc('\n', r->fp);
-    cJSON_free(text);
-    return LDX_OK;
+    return ldxi_json_print(r->fp, s->root, true);
 }
 
 static void j_destroy(ldx_report *r)

@@ -8,8 +8,6 @@
 #include "report_int.h"
 
 /* Defined in json.c, shared so that both formats describe a file the same way. */
-cJSON *ldxi_json_file(const ldx_file_report *fr);
-cJSON *ldxi_json_errors(const ldx_msgs *m);
 
 typedef struct {
     cJSON *by_class;
@@ -18,12 +16,9 @@ typedef struct {
 
 static ldx_status put_line(ldx_report *r, cJSON *o)
 {
-    char *text = cJSON_PrintUnformatted(o);
+    ldx_status st = ldxi_json_print(r->fp, o, false);
     cJSON_Delete(o);
-    if (!text) return LDX_ENOMEM;
-    fputs(text, r->fp);
-    fputc('\n', r->fp);
-    cJSON_free(text);
+    if (st != LDX_OK) return st;
     return fflush(r->fp) == 0 && !ferror(r->fp) ? LDX_OK : LDX_EIO;
 }
 

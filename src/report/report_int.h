@@ -36,4 +36,11 @@ extern const ldxi_format ldxi_format_html;
  * Defined in sarif.c. */
 char *ldxi_report_utf8(const char *s);
 
+/* JSON pieces shared by the JSON-based formats (json.c). */
+struct cJSON;
+struct cJSON *ldxi_json_errors(const ldx_msgs *m);
+struct cJSON *ldxi_json_file(const ldx_file_report *fr);
+/* Prints a document and a newline; pretty or one line. */
+ldx_status ldxi_json_print(FILE *fp, const struct cJSON *doc, bool pretty);
+
 #endif

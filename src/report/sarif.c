@@ -463,12 +463,7 @@ static ldx_status s_finish(ldx_report *r, const ldx_msgs *errors)
     }
     cJSON *invs = cJSON_AddArrayToObject(run, "invocations");
     cJSON_AddItemToArray(invs, inv);
-    char *text = cJSON_Print(s->root);
-    if (!text) return LDX_ENOMEM;
-    fputs(text, r->fp);
-    fputc('\n', r->fp);
-    cJSON_free(text);
-    return LDX_OK;
+    return ldxi_json_print(r->fp, s->root, true);
 }
 
 static void s_destroy(ldx_report *r)
