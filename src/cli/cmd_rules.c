@@ -108,6 +108,13 @@ static int rules_show(cli_opts *o)
     para(r->root_cause, 4, NULL);
     list_block("Fix", &r->fix, true);
     list_block("Verify", &r->verify, false);
+    if (r->nadvice) {
+        printf("\nAdvice by version\n");
+        for (size_t k = 0; k < r->nadvice; k++) {
+            printf("    when %s:\n", r->advice[k].when);
+            para(r->advice[k].text, 8, NULL);
+        }
+    }
     printf("\nSignals\n");
     for (size_t k = 0; k < r->nsignals; k++) {
         const ldx_signal_info *s = &r->signals[k];
