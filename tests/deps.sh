@@ -14,6 +14,7 @@ have_pc libcjson || need="$need libcjson-dev"
 have_pc yaml-0.1 || need="$need libyaml-dev"
 have_pc cmocka || need="$need libcmocka-dev"
 have_pc zlib || need="$need zlib1g-dev"
+have_pc libhs || need="$need libvectorscan-dev"
 # Fuzzing (clang with its libFuzzer runtime) and valgrind: tests/fuzz/run.sh, tests/sanitize.sh
 command -v clang >/dev/null 2>&1 || need="$need clang"
 ls "$(clang --print-runtime-dir 2>/dev/null)"/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
