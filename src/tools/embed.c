@@ -39,11 +39,15 @@ int main(int argc, char **argv)
             fclose(out);
             return 1;
         }
-        fprintf(out, "static const char %s_%d[] = {", sym, i);
+        /* string literals, not initializer lists: much cheaper to compile */
+        fprintf(out, "static const char %s_%d[] =\n\"", sym, i);
         int c;
         size_t n = 0;
-        while ((c = fgetc(f)) != EOF) fprintf(out, "%s%d,", (n++ % 24) ? "" : "\n", (signed char)c);
-        fprintf(out, "0};\n");
+        while ((c = fgetc(f)) != EOF) {
+            fprintf(out, "\\x%02x", (unsigned char)c);
+            if (++n % 32 == 0) fprintf(out, "\"\n\"");
+        }
+        fprintf(out, "\";\n");
         fclose(f);
     }
     fprintf(out, "const ldxi_embedded %s[] = {\n", sym);
