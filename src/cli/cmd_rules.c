@@ -487,7 +487,8 @@ static int rules_profile(cli_opts *o)
 int cmd_rules(cli_opts *o)
 {
     if (!o->nargs) {
-        fprintf(stderr, "logdx: usage: logdx rules list | show ID | lint [PATH...] | test [PATH...] | graph [dot]\n");
+        fprintf(stderr, "logdx: usage: logdx rules list | show ID | lint [PATH...] | test [PATH...] | "
+                        "graph [dot] | patterns | profile LOG\n");
         return EXIT_ERROR;
     }
     const char *sub = o->args[0];
