@@ -177,14 +177,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* 1. the input as it is, gzip magic or not, through memory and a descriptor */
     lines ref = read_mem(data, size, 1);
-    /* anything the reader recognises by its magic bytes (gzip, zstd, xz, bzip2, zip,
-     * tar) is decoded through a descriptor and cannot equal the raw bytes from memory */
-    int gzip = (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) ||
-               (size >= 4 && data[0] == 0x28 && data[1] == 0xb5 && data[2] == 0x2f && data[3] == 0xfd) ||
-               (size >= 6 && !memcmp(data, "\xfd" "7zXZ\0", 6)) ||
-               (size >= 3 && !memcmp(data, "BZh", 3)) ||
-               (size >= 4 && !memcmp(data, "PK\x03\x04", 4)) ||
-               (size >= 262 && !memcmp(data + 257, "ustar", 5));
+    /* anything the reader recognises by its first bytes (gzip, zstd, xz, bzip2, zip,
+     * tar) is decoded through a descriptor and cannot equal the raw bytes from memory:
+     * ask the reader's own detection rather than repeating it here */
+    int gzip = ldx_input_detect(data, size) != LDX_KIND_PLAIN;
     if (!gzip) {
         differential(data, size, &ref);
     } else {
