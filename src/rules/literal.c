@@ -5,6 +5,19 @@
 
 #include "ruleset_int.h"
 
+/* Skips a quantifier after an atom that is not a literal (\d+, [a-z]*, .{2,5}). */
+static size_t skip_quant(const char *b, size_t n, size_t i)
+{
+    while (i < n && (b[i] == '?' || b[i] == '*' || b[i] == '+')) i++;
+    if (i < n && b[i] == '{') {
+        size_t j = i + 1;
+        while (j < n && ((b[j] >= '0' && b[j] <= '9') || b[j] == ',')) j++;
+        if (j < n && b[j] == '}' && j > i + 1) i = j + 1;
+    }
+    while (i < n && (b[i] == '?' || b[i] == '+')) i++;
+    return i;
+}
+
 /* The longest run of literal characters in one alternative (an estimate: a group's
  * inner alternatives are read as runs of their own). */
 static size_t branch_literal(const char *b, size_t n)
@@ -17,6 +30,7 @@ static size_t branch_literal(const char *b, size_t n)
             i += 2;
             if (!e || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9')) {
                 run = 0; /* \d, \s, \w, \b, \1...: not a literal character */
+                i = skip_quant(b, n, i);
                 continue;
             }
         } else if (c == '[') {
@@ -27,7 +41,7 @@ static size_t branch_literal(const char *b, size_t n)
                 if (b[j] == '\\') j++;
                 j++;
             }
-            i = j + 1;
+            i = skip_quant(b, n, j + 1);
             run = 0;
             continue;
         } else if (c == '(' && i + 1 < n && b[i + 1] == '?') {
@@ -47,7 +61,7 @@ static size_t branch_literal(const char *b, size_t n)
             run = 0;
             continue;
         } else if (strchr("()|^$.", c)) {
-            i++;
+            i = skip_quant(b, n, i + 1);
             run = 0;
             continue;
         } else {
@@ -56,6 +70,7 @@ static size_t branch_literal(const char *b, size_t n)
         /* the character just read: optional or repeated? */
         if (i < n && strchr("?*{", b[i])) {
             run = 0;
+            i = skip_quant(b, n, i);
             continue;
         }
         run++;
