@@ -56,7 +56,12 @@ static void load(void)
         if (nclasses == cap) {
             size_t nc = cap ? cap * 2 : 64;
             tclass *v = realloc(classes, nc * sizeof(*v));
-            if (!v) return;
+            if (!v) {
+                free(t.klass);
+                free(t.category);
+                free(t.description);
+                return;
+            }
             classes = v;
             cap = nc;
         }
