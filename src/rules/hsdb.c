@@ -301,6 +301,9 @@ static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h, bool *covered, const ha
     return true;
 }
 
+/* Two environment variables are for testing: LOGDX_ENGINE=pcre2 builds no prefilter
+ * (the plain engine, as with -DLOGDX_PREFILTER=OFF), LOGDX_NO_EMBEDDED_DB compiles every
+ * pattern at run time instead of loading the build-time database. */
 void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
 {
     const char *eng = getenv("LOGDX_ENGINE");
@@ -337,7 +340,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         h->same_next[by_hash[x].g] = x + 1 < h->nsig && by_hash[x + 1].hash == by_hash[x].hash
                                          ? by_hash[x + 1].g
                                          : LDXI_HS_IGNORE;
-    bool embedded = getenv("LDX_HSDB_NO_EMBEDDED") == NULL && from_embedded(rs, h, covered, by_hash);
+    bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL && from_embedded(rs, h, covered, by_hash);
     /* what is left: one signal per distinct pattern (the first), the others follow it */
     size_t nrest = 0;
     for (uint32_t g = 0; g < h->nsig; g++) {
