@@ -89,6 +89,8 @@ long ldx_ruleset_find(const ldx_ruleset *rs, const char *id);
  * prefilter takes the signal (false: PCRE2 runs it on every line). */
 size_t ldx_signal_literal(const ldx_signal_info *si);
 bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig);
+/* Is there a prefilter at all (built with Vectorscan, and not LOGDX_ENGINE=pcre2)? */
+bool ldx_ruleset_has_prefilter(const ldx_ruleset *rs);
 
 /* The failure classes (taxonomy.tsv, embedded at build time). */
 size_t ldx_taxonomy_count(void);

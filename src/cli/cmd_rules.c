@@ -145,14 +145,15 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
             const ldx_signal_info *si = &r->signals[k];
             size_t lit = ldx_signal_literal(si);
             found += lit < 3;
-            found += !ldx_ruleset_prefiltered(rs, i, k);
+            bool pre = !ldx_ruleset_has_prefilter(rs) || ldx_ruleset_prefiltered(rs, i, k);
+            found += !pre;
             if (lit < 3)
                 fprintf(stderr,
                         "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the pattern has no "
                         "fixed string of 3 or more characters (longest: %zu); the prefilter "
                         "cannot skip lines for it\n",
                         r->path, si->line, si->col, r->id, si->name, lit);
-            if (!ldx_ruleset_prefiltered(rs, i, k))
+            if (!pre)
                 fprintf(stderr,
                         "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the prefilter cannot "
                         "take this pattern; PCRE2 runs it on every line\n",
@@ -463,7 +464,8 @@ static int rules_profile(cli_opts *o)
         char notes[128] = "";
         size_t len = 0;
         for (size_t k = 0; k < r->nsignals; k++) {
-            if (!ldx_ruleset_prefiltered(rs, rows[i].rule, k) && len < sizeof notes - 40)
+            if (ldx_ruleset_has_prefilter(rs) && !ldx_ruleset_prefiltered(rs, rows[i].rule, k) &&
+                len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s not prefiltered",
                                         r->signals[k].name);
             else if (ldx_signal_literal(&r->signals[k]) < 3 && len < sizeof notes - 40)

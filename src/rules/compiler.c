@@ -264,6 +264,8 @@ const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i)
 
 size_t ldx_signal_literal(const ldx_signal_info *si) { return ldxi_pattern_literal(si->pattern); }
 
+bool ldx_ruleset_has_prefilter(const ldx_ruleset *rs) { return rs->hs != NULL; }
+
 bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig)
 {
     const ldxi_hsdb *h = rs->hs;

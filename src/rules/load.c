@@ -375,8 +375,9 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
         if (w) {
             char *end = NULL;
             double d = w->kind == LDXI_YSCALAR ? strtod(w->str, &end) : NAN;
-            if (!end || *end || !(d > 0) || d > 1000)
-                error_at(c, w, "weight must be a number above 0 (at most 1000)");
+            if (!end || *end || !(d >= 0) || d > 1000)
+                error_at(c, w, "weight must be a number from 0 to 1000 (0: the signal only "
+                               "serves the condition)");
             else
                 s->weight = d;
         }

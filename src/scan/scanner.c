@@ -739,6 +739,7 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
         scan_plain(s, text, len, line->lineno);
         return LDX_OK;
     }
+#ifdef LDX_HAVE_HS
     /* queue the line (without its escapes) for the prefilter */
     ldxi_batch *b = &s->bt[s->cur];
     if (ldxi_grow((void **)&b->buf, &b->cap, b->len + len + 1, 1) != LDX_OK ||
@@ -757,6 +758,7 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno};
     b->len += n + 1;
     if (b->len >= BATCH_BYTES) batch_full(s);
+#endif
     return LDX_OK;
 }
 
