@@ -140,18 +140,6 @@ static int by_count(const void *a, const void *b)
 
 /* ---- one file ---- */
 
-/* Prints v in the unit that suits scale, as the text report does: byte counts from a
- * megabyte up (what trends in training logs measure), plain numbers below. */
-static void quantity(double v, double scale, char *buf, size_t n)
-{
-    scale = fabs(scale);
-    if (scale >= 1073741824.0 && scale < 1e18)
-        snprintf(buf, n, "%.2f GiB", v / 1073741824.0);
-    else if (scale >= 1048576.0 && scale < 1e18)
-        snprintf(buf, n, "%.0f MiB", v / 1048576.0);
-    else
-        snprintf(buf, n, "%g", v);
-}
 
 static void sparkline(html_state *s, ldx_buf *b, const ldx_trend *t)
 {
@@ -180,8 +168,8 @@ static void trends(html_state *s, ldx_buf *b, const ldx_diagnosis *d)
         const ldx_trend *t = &d->trends[i];
         char a[32], z[32];
         double scale = fmax(fabs(t->first), fabs(t->last));
-        quantity(t->first, scale, a, sizeof a);
-        quantity(t->last, scale, z, sizeof z);
+        ldxi_format_quantity(t->first, scale, a, sizeof a);
+        ldxi_format_quantity(t->last, scale, z, sizeof z);
         put(s, b, "<li><code>");
         esc(s, b, t->signal);
         put(s, b, ".");
@@ -194,7 +182,7 @@ static void trends(html_state *s, ldx_buf *b, const ldx_diagnosis *d)
             put(s, b, "<br><span class=\"muted values\">values:");
             for (size_t k = 0; k < t->nvalues; k++) {
                 char v[32];
-                quantity(t->values[k], scale, v, sizeof v);
+                ldxi_format_quantity(t->values[k], scale, v, sizeof v);
                 putf(s, b, "%s %s", k ? "," : "", v);
             }
             put(s, b, "</span>");

@@ -7,9 +7,49 @@
 #include "report_int.h"
 
 typedef struct {
-    cJSON *root, *files, *by_class;
-    size_t nfiles, diagnosed;
+    cJSON *root, *files;
+    ldxi_json_summary sum;
 } json_state;
+
+void ldxi_json_add_tool(cJSON *parent)
+{
+    cJSON *tool = cJSON_AddObjectToObject(parent, "tool");
+    cJSON_AddStringToObject(tool, "name", "logdx");
+    cJSON_AddStringToObject(tool, "version", LDX_VERSION);
+}
+
+ldx_status ldxi_json_summary_init(ldxi_json_summary *sum)
+{
+    sum->nfiles = sum->diagnosed = 0;
+    sum->by_class = cJSON_CreateObject();
+    return sum->by_class ? LDX_OK : LDX_ENOMEM;
+}
+
+void ldxi_json_summary_add(ldxi_json_summary *sum, const ldx_file_report *fr)
+{
+    sum->nfiles++;
+    if (!fr->n) return;
+    sum->diagnosed++;
+    const char *k = fr->diagnoses[0].rule->klass;
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(sum->by_class, k);
+    if (c) cJSON_SetNumberValue(c, c->valuedouble + 1);
+    else cJSON_AddNumberToObject(sum->by_class, k, 1);
+}
+
+void ldxi_json_summary_put(ldxi_json_summary *sum, cJSON *parent)
+{
+    cJSON *o = cJSON_AddObjectToObject(parent, "summary");
+    cJSON_AddNumberToObject(o, "files", (double)sum->nfiles);
+    cJSON_AddNumberToObject(o, "diagnosed", (double)sum->diagnosed);
+    cJSON_AddItemToObject(o, "by_class", sum->by_class);
+    sum->by_class = NULL;
+}
+
+void ldxi_json_summary_free(ldxi_json_summary *sum)
+{
+    cJSON_Delete(sum->by_class);
+    sum->by_class = NULL;
+}
 
 static cJSON *strv(const ldx_strv *v)
 {
@@ -130,14 +170,10 @@ static ldx_status j_begin(ldx_report *r)
     json_state *s = calloc(1, sizeof(*s));
     if (!s) return LDX_ENOMEM;
     s->root = cJSON_CreateObject();
-    cJSON *tool = cJSON_AddObjectToObject(s->root, "tool");
-    cJSON_AddStringToObject(tool, "name", "logdx");
-    cJSON_AddStringToObject(tool, "version", LDX_VERSION);
+    ldxi_json_add_tool(s->root);
     s->files = cJSON_AddArrayToObject(s->root, "files");
-    s->by_class = cJSON_CreateObject();
-    if (!s->files || !s->by_class) {
+    if (!s->files || ldxi_json_summary_init(&s->sum) != LDX_OK) {
         cJSON_Delete(s->root);
-        cJSON_Delete(s->by_class);
         free(s);
         return LDX_ENOMEM;
     }
@@ -184,14 +220,7 @@ static ldx_status j_file(ldx_report *r, const ldx_file_report *fr)
     cJSON *f = ldxi_json_file(fr);
     if (!f) return LDX_ENOMEM;
     cJSON_AddItemToArray(s->files, f);
-    s->nfiles++;
-    if (fr->n) {
-        s->diagnosed++;
-        const char *k = fr->diagnoses[0].rule->klass;
-        cJSON *c = cJSON_GetObjectItemCaseSensitive(s->by_class, k);
-        if (c) cJSON_SetNumberValue(c, c->valuedouble + 1);
-        else cJSON_AddNumberToObject(s->by_class, k, 1);
-    }
+    ldxi_json_summary_add(&s->sum, fr);
     return LDX_OK;
 }
 
@@ -199,11 +228,7 @@ static ldx_status j_finish(ldx_report *r, const ldx_msgs *errors)
 {
     json_state *s = r->state;
     cJSON_AddItemToObject(s->root, "errors", ldxi_json_errors(errors));
-    cJSON *sum = cJSON_AddObjectToObject(s->root, "summary");
-    cJSON_AddNumberToObject(sum, "files", (double)s->nfiles);
-    cJSON_AddNumberToObject(sum, "diagnosed", (double)s->diagnosed);
-    cJSON_AddItemToObject(sum, "by_class", s->by_class);
-    s->by_class = NULL;
+    ldxi_json_summary_put(&s->sum, s->root);
     return ldxi_json_print(r->fp, s->root, true);
 }
 
@@ -212,7 +237,7 @@ static void j_destroy(ldx_report *r)
     json_state *s = r->state;
     if (!s) return;
     cJSON_Delete(s->root);
-    cJSON_Delete(s->by_class);
+    ldxi_json_summary_free(&s->sum);
     free(s);
 }
 

@@ -7,11 +7,8 @@
 
 #include "report_int.h"
 
-/* Defined in json.c, shared so that both formats describe a file the same way. */
-
 typedef struct {
-    cJSON *by_class;
-    size_t nfiles, diagnosed;
+    ldxi_json_summary sum;
 } jsonl_state;
 
 static ldx_status put_line(ldx_report *r, cJSON *o)
@@ -26,8 +23,7 @@ static ldx_status l_begin(ldx_report *r)
 {
     jsonl_state *s = calloc(1, sizeof(*s));
     if (!s) return LDX_ENOMEM;
-    s->by_class = cJSON_CreateObject();
-    if (!s->by_class) {
+    if (ldxi_json_summary_init(&s->sum) != LDX_OK) {
         free(s);
         return LDX_ENOMEM;
     }
@@ -40,14 +36,7 @@ static ldx_status l_file(ldx_report *r, const ldx_file_report *fr)
     jsonl_state *s = r->state;
     cJSON *f = ldxi_json_file(fr);
     if (!f) return LDX_ENOMEM;
-    s->nfiles++;
-    if (fr->n) {
-        s->diagnosed++;
-        const char *k = fr->diagnoses[0].rule->klass;
-        cJSON *c = cJSON_GetObjectItemCaseSensitive(s->by_class, k);
-        if (c) cJSON_SetNumberValue(c, c->valuedouble + 1);
-        else cJSON_AddNumberToObject(s->by_class, k, 1);
-    }
+    ldxi_json_summary_add(&s->sum, fr);
     return put_line(r, f);
 }
 
@@ -56,15 +45,9 @@ static ldx_status l_finish(ldx_report *r, const ldx_msgs *errors)
     jsonl_state *s = r->state;
     cJSON *o = cJSON_CreateObject();
     if (!o) return LDX_ENOMEM;
-    cJSON *tool = cJSON_AddObjectToObject(o, "tool");
-    cJSON_AddStringToObject(tool, "name", "logdx");
-    cJSON_AddStringToObject(tool, "version", LDX_VERSION);
+    ldxi_json_add_tool(o);
     cJSON_AddItemToObject(o, "errors", ldxi_json_errors(errors));
-    cJSON *sum = cJSON_AddObjectToObject(o, "summary");
-    cJSON_AddNumberToObject(sum, "files", (double)s->nfiles);
-    cJSON_AddNumberToObject(sum, "diagnosed", (double)s->diagnosed);
-    cJSON_AddItemToObject(sum, "by_class", s->by_class);
-    s->by_class = NULL;
+    ldxi_json_summary_put(&s->sum, o);
     return put_line(r, o);
 }
 
@@ -72,7 +55,7 @@ static void l_destroy(ldx_report *r)
 {
     jsonl_state *s = r->state;
     if (!s) return;
-    cJSON_Delete(s->by_class);
+    ldxi_json_summary_free(&s->sum);
     free(s);
 }
 

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,4 +54,15 @@ void ldx_report_destroy(ldx_report *r)
     if (!r) return;
     if (r->fmt->destroy) r->fmt->destroy(r);
     free(r);
+}
+
+void ldxi_format_quantity(double v, double scale, char *buf, size_t n)
+{
+    scale = fabs(scale);
+    if (scale >= 1073741824.0 && scale < 1e18)
+        snprintf(buf, n, "%.2f GiB", v / 1073741824.0);
+    else if (scale >= 1048576.0 && scale < 1e18)
+        snprintf(buf, n, "%.0f MiB", v / 1048576.0);
+    else
+        snprintf(buf, n, "%g", v);
 }

@@ -43,4 +43,23 @@ struct cJSON *ldxi_json_file(const ldx_file_report *fr);
 /* Prints a document and a newline; pretty or one line. */
 ldx_status ldxi_json_print(FILE *fp, const struct cJSON *doc, bool pretty);
 
+/* The "tool" object: name and version. */
+void ldxi_json_add_tool(struct cJSON *parent);
+
+/* The "summary" object of json and jsonl: files, diagnosed, initiating classes. */
+typedef struct {
+    struct cJSON *by_class;
+    size_t nfiles, diagnosed;
+} ldxi_json_summary;
+ldx_status ldxi_json_summary_init(ldxi_json_summary *sum);
+void ldxi_json_summary_add(ldxi_json_summary *sum, const ldx_file_report *fr);
+/* Adds "summary" to parent; the summary is then empty. */
+void ldxi_json_summary_put(ldxi_json_summary *sum, struct cJSON *parent);
+void ldxi_json_summary_free(ldxi_json_summary *sum);
+
+/* A number in the unit that suits scale (the larger end of a trend), so both ends of a
+ * trend read alike: "0.38 GiB -> 1.62 GiB". Values of a megabyte and up are taken for
+ * byte counts: that is what trends in training logs measure. */
+void ldxi_format_quantity(double v, double scale, char *buf, size_t n);
+
 #endif

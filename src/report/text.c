@@ -78,19 +78,6 @@ static void sparkline(FILE *fp, const double *v, size_t n)
     }
 }
 
-/* Prints v in the unit that suits scale (the larger end of a trend), so both ends of
- * a trend read alike: "0.38 GiB → 1.62 GiB". Values of a megabyte and up are taken
- * for byte counts: that is what trends in training logs measure. */
-static void quantity(double v, double scale, char *buf, size_t n)
-{
-    scale = fabs(scale);
-    if (scale >= 1073741824.0 && scale < 1e18)
-        snprintf(buf, n, "%.2f GiB", v / 1073741824.0);
-    else if (scale >= 1048576.0 && scale < 1e18)
-        snprintf(buf, n, "%.0f MiB", v / 1048576.0);
-    else
-        snprintf(buf, n, "%g", v);
-}
 
 static void print_quiet(ldx_report *r, const ldx_file_report *fr, const ldx_diagnosis *d)
 {
@@ -147,8 +134,8 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
         const ldx_trend *t = &d->trends[i];
         char a[32], b[32];
         double scale = fmax(fabs(t->first), fabs(t->last));
-        quantity(t->first, scale, a, sizeof a);
-        quantity(t->last, scale, b, sizeof b);
+        ldxi_format_quantity(t->first, scale, a, sizeof a);
+        ldxi_format_quantity(t->last, scale, b, sizeof b);
         fprintf(fp, "    %strend%s    %s.%s ", col(r, C_BOLD), col(r, C_RESET), t->signal,
                 t->capture);
         sparkline(fp, t->values, t->nvalues);

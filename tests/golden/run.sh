@@ -13,6 +13,8 @@ update=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/expect.sh disable=SC1091
+. "$here/../expect.sh"
 export NO_COLOR=1
 pass=0
 fail=0
@@ -29,15 +31,7 @@ for dir in "$here"/*/; do
   # shellcheck disable=SC2086
   "$logdx" --format json $args <"$in" >"$tmp/out.json" 2>/dev/null
   ok=1
-  for f in out.txt out.err out.json rc; do
-    if [ "$update" = "--update" ]; then
-      cp "$tmp/$f" "$f"
-    elif ! diff -u "$f" "$tmp/$f" >"$tmp/diff" 2>&1; then
-      echo "golden $case: $f differs:"
-      head -60 "$tmp/diff"
-      ok=0
-    fi
-  done
+  expect_files "golden $case" "$update" "$tmp" out.txt out.err out.json rc || ok=0
   if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 echo "golden: $pass passed, $fail failed"

@@ -29,6 +29,8 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/expect.sh disable=SC1091
+. "$here/../expect.sh"
 export NO_COLOR=1
 pass=0
 fail=0
@@ -60,15 +62,7 @@ for dir in "$here"/*/; do
   mkdir -p "$tmp/check/$case"
   cp "$tmp/out.sarif" "$tmp/out.junit.xml" "$tmp/out.github" "$tmp/check/$case/"
   checks="$checks --sarif $tmp/check/$case/out.sarif --junit $tmp/check/$case/out.junit.xml --github $tmp/check/$case/out.github"
-  for f in out.sarif out.junit.xml out.github rc; do
-    if [ "$update" = "--update" ]; then
-      cp "$tmp/$f" "$f"
-    elif ! diff -u "$f" "$tmp/$f" >"$tmp/diff" 2>&1; then
-      echo "report $case: $f differs:"
-      head -60 "$tmp/diff"
-      ok=0
-    fi
-  done
+  expect_files "report $case" "$update" "$tmp" out.sarif out.junit.xml out.github rc || ok=0
   if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
 done
 # The built-in rules' text in every format: each golden case's log, checked only.

@@ -19,6 +19,33 @@ static char *rule(const char *id, const char *klass, const char *sev, const char
     return buf;
 }
 
+/* Compiles n rule texts (freeing them), printing any message; the test fails unless
+ * the set compiles. */
+static ldx_ruleset *compile(char **texts, int n)
+{
+    ldx_msgs *m;
+    ldx_msgs_create(&m);
+    ldx_compiler *c;
+    ldx_compiler_create(&c, m);
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "t%d.yaml", i);
+        ldx_compiler_add_buffer(c, name, texts[i], strlen(texts[i]), false);
+        free(texts[i]);
+    }
+    ldx_ruleset *rs;
+    ldx_status st = ldx_compiler_finish(c, &rs);
+    char buf[512];
+    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
+        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
+        print_message("%s\n", buf);
+    }
+    assert_int_equal(st, LDX_OK);
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+    return rs;
+}
+
 static ldx_ruleset *ruleset(void)
 {
     char *r[4];
@@ -34,27 +61,7 @@ static ldx_ruleset *ruleset(void)
                 "condition: rising(mem.bytes, 3) and max(mem.bytes) > 0.5GB\n");
     r[3] = rule("t-tok", "tokenizer_sequence_too_long", "low",
                 "  tok: {pattern: 'Token indices sequence length is longer'}\n", "");
-    ldx_msgs *m;
-    ldx_msgs_create(&m);
-    ldx_compiler *c;
-    ldx_compiler_create(&c, m);
-    for (int i = 0; i < 4; i++) {
-        char name[64];
-        snprintf(name, sizeof name, "t%d.yaml", i);
-        ldx_compiler_add_buffer(c, name, r[i], strlen(r[i]), false);
-        free(r[i]);
-    }
-    ldx_ruleset *rs;
-    ldx_status st = ldx_compiler_finish(c, &rs);
-    char buf[512];
-    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
-        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
-        print_message("%s\n", buf);
-    }
-    assert_int_equal(st, LDX_OK);
-    ldx_compiler_destroy(c);
-    ldx_msgs_destroy(m);
-    return rs;
+    return compile(r, 4);
 }
 
 static ldx_file_report *analyze(const ldx_ruleset *rs, const char *log)
@@ -182,23 +189,7 @@ static void test_no_rules_fire_on_healthy(void **state)
 static ldx_ruleset *one_rule(const char *signals, const char *extra)
 {
     char *r = rule("t-seq", "collective_timeout", "high", signals, extra);
-    ldx_msgs *m;
-    ldx_msgs_create(&m);
-    ldx_compiler *c;
-    ldx_compiler_create(&c, m);
-    ldx_compiler_add_buffer(c, "seq.yaml", r, strlen(r), false);
-    free(r);
-    ldx_ruleset *rs;
-    ldx_status st = ldx_compiler_finish(c, &rs);
-    char buf[512];
-    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
-        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
-        print_message("%s\n", buf);
-    }
-    assert_int_equal(st, LDX_OK);
-    ldx_compiler_destroy(c);
-    ldx_msgs_destroy(m);
-    return rs;
+    return compile(&r, 1);
 }
 
 static void test_sequences_and_windows(void **state)
