@@ -30,19 +30,11 @@ const char *ldx_role_name(ldx_role r)
     return "?";
 }
 
-static bool fires(const ldx_scanner *s, const ldxi_rule *r)
+static void free_evidence(ldx_evidence *e)
 {
-    if (r->cond) {
-        ldxi_env_ctx ec;
-        ldxi_cond_env env;
-        ldxi_scan_env(s, r->index, &ec, &env);
-        return ldxi_cond_true(ldxi_cond_eval(r->cond, &env));
-    }
-    for (size_t k = 0; k < r->info.nsignals; k++)
-        if (r->info.signals[k].role == LDX_SIGNAL_SYMPTOM &&
-            ldxi_scanner_state(s, r->index, k)->count)
-            return true;
-    return false;
+    free(e->text);
+    for (size_t c = 0; c < e->ncaps; c++) free(e->caps[c].value);
+    free(e->caps);
 }
 
 static int ev_cmp(const void *a, const void *b)
@@ -182,31 +174,26 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     }
     /* the ranks the failure was seen on, from the symptoms (or any signal) */
     uint64_t bits[LDXI_RANK_BITS / 64] = {0};
-    bool any_sym = false;
-    for (size_t k = 0; k < r->info.nsignals; k++)
-        any_sym |= r->info.signals[k].role == LDX_SIGNAL_SYMPTOM &&
-                   ldxi_scanner_state(s, r->index, k)->count;
+    bool any_sym = sym_hits > 0;
     for (size_t k = 0; k < r->info.nsignals; k++) {
         if (any_sym && r->info.signals[k].role != LDX_SIGNAL_SYMPTOM) continue;
         const ldxi_sigstate *ss = ldxi_scanner_state(s, r->index, k);
         for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++) bits[w] |= ss->rankbits[w];
     }
+    size_t nranks = 0;
     for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++)
-        for (int b = 0; b < 64; b++)
-            if (bits[w] >> b & 1) {
-                int *v = realloc(d->ranks, (d->nranks + 1) * sizeof(int));
-                if (!v) return LDX_ENOMEM;
-                d->ranks = v;
-                d->ranks[d->nranks++] = (int)(w * 64 + (size_t)b);
-            }
+        nranks += (size_t)__builtin_popcountll(bits[w]);
+    if (nranks) {
+        d->ranks = malloc(nranks * sizeof(int));
+        if (!d->ranks) return LDX_ENOMEM;
+        for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++)
+            for (int b = 0; b < 64; b++)
+                if (bits[w] >> b & 1) d->ranks[d->nranks++] = (int)(w * 64 + (size_t)b);
+    }
     if (d->nevidence > 1) qsort(d->evidence, d->nevidence, sizeof(ldx_evidence), ev_cmp);
     if (d->nevidence > EV_MAX) {
         /* keep the first ones and the very last: the start and the end of the story */
-        for (size_t i = EV_MAX - 1; i < d->nevidence - 1; i++) {
-            free(d->evidence[i].text);
-            for (size_t c = 0; c < d->evidence[i].ncaps; c++) free(d->evidence[i].caps[c].value);
-            free(d->evidence[i].caps);
-        }
+        for (size_t i = EV_MAX - 1; i < d->nevidence - 1; i++) free_evidence(&d->evidence[i]);
         d->evidence[EV_MAX - 1] = d->evidence[d->nevidence - 1];
         d->nevidence = EV_MAX;
     }
@@ -245,29 +232,22 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
                0.1 * spec;
     trend_ctx tc = {d, s, r, 0};
     collect_trends(r->cond, &tc);
+    size_t advcap = 0;
     for (size_t a = 0; a < r->info.nadvice; a++) {
         const char *found = ldx_scanner_version(s, ldxi_components[r->whens[a].component]);
         if (!ldxi_when_holds(&r->whens[a], found)) continue;
         char *text = fill_versions(s, r->info.advice[a].text);
-        char **v = realloc(d->advice, (d->nadvice + 1) * sizeof(char *));
-        if (!text || !v) {
+        if (!text || LDXI_PUSH(d->advice, d->nadvice, advcap, text) != LDX_OK) {
             free(text);
-            if (v) d->advice = v;
             return LDX_ENOMEM;
         }
-        d->advice = v;
-        d->advice[d->nadvice++] = text;
     }
     return LDX_OK;
 }
 
 static void free_diagnosis(ldx_diagnosis *d)
 {
-    for (size_t i = 0; i < d->nevidence; i++) {
-        free(d->evidence[i].text);
-        for (size_t c = 0; c < d->evidence[i].ncaps; c++) free(d->evidence[i].caps[c].value);
-        free(d->evidence[i].caps);
-    }
+    for (size_t i = 0; i < d->nevidence; i++) free_evidence(&d->evidence[i]);
     free(d->evidence);
     for (size_t i = 0; i < d->ntrends; i++) free(d->trends[i].values);
     free(d->trends);
@@ -486,7 +466,7 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
     ldx_status st = LDX_OK;
     for (size_t i = 0; i < rs->n && st == LDX_OK; i++) {
         const ldxi_rule *r = rs->rules[i];
-        if (!fires(s, r)) continue;
+        if (!ldxi_rule_fires(s, r)) continue;
         st = build(s, r, fr->lines, &fr->diagnoses[fr->n]);
         fired[fr->n++] = r;
     }

@@ -18,11 +18,16 @@ static double env_first_line(void *vctx, int sig)
     return ss->nfirst ? (double)ss->first[0].line : NAN;
 }
 
+uint64_t ldxi_sigstate_last_line(const ldxi_sigstate *ss)
+{
+    if (ss->has_last) return ss->last.line;
+    return ss->nfirst ? ss->first[ss->nfirst - 1].line : 0;
+}
+
 static double env_last_line(void *vctx, int sig)
 {
     const ldxi_sigstate *ss = state(vctx, sig);
-    if (ss->has_last) return (double)ss->last.line;
-    return ss->nfirst ? (double)ss->first[ss->nfirst - 1].line : NAN;
+    return ss->has_last || ss->nfirst ? (double)ldxi_sigstate_last_line(ss) : NAN;
 }
 
 static double env_stat(void *vctx, int sig, int cap, ldxi_func f, double arg)
@@ -59,4 +64,19 @@ void ldxi_scan_env(const ldx_scanner *s, size_t rule, ldxi_env_ctx *ctx, ldxi_co
     ctx->rule = rule;
     *env = (ldxi_cond_env){ctx,           env_count,  env_ranks, env_first_line, env_stat,
                            env_last_line, env_others, env_track, env_lines};
+}
+
+bool ldxi_rule_fires(const ldx_scanner *s, const ldxi_rule *r)
+{
+    if (r->cond) {
+        ldxi_env_ctx ec;
+        ldxi_cond_env env;
+        ldxi_scan_env(s, r->index, &ec, &env);
+        return ldxi_cond_true(ldxi_cond_eval(r->cond, &env));
+    }
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        if (r->info.signals[k].role == LDX_SIGNAL_SYMPTOM &&
+            ldxi_scanner_state(s, r->index, k)->count)
+            return true;
+    return false;
 }

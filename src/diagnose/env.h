@@ -13,4 +13,10 @@ typedef struct {
 /* Fills *env to evaluate rule's condition against s; ctx must outlive env. */
 void ldxi_scan_env(const ldx_scanner *s, size_t rule, ldxi_env_ctx *ctx, ldxi_cond_env *env);
 
+/* Whether rule r fires on s: its condition, or without one any symptom signal's hit. */
+bool ldxi_rule_fires(const ldx_scanner *s, const ldxi_rule *r);
+
+/* The line of a signal's latest hit; 0 when it has none. */
+uint64_t ldxi_sigstate_last_line(const ldxi_sigstate *ss);
+
 #endif

@@ -1,7 +1,6 @@
 /* logdx explain: the reasoning behind one rule on one log, made visible. For a rule that
  * fired it shows which lines did it; for one that did not, which signal never matched
  * or which part of the condition was false, which is what a rule author needs. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +15,6 @@ typedef struct {
     ldx_status st;
 } walk;
 
-static bool truth(double v) { return !isnan(v) && v != 0; }
-
 static void add_parts(walk *w, const ldxi_cond *c, int depth, bool needed);
 
 /* The operands of a chain of one operator (a or b or c), listed at one level. */
@@ -30,7 +27,7 @@ static void add_chain(walk *w, const ldxi_cond *c, ldxi_ckind kind, int depth, b
         return;
     }
     /* under a false "and", only the false operands matter; under a false "or", all */
-    bool v = truth(ldxi_cond_eval(c, w->env));
+    bool v = ldxi_cond_true(ldxi_cond_eval(c, w->env));
     add_parts(w, c, depth, needed && v == want);
 }
 
@@ -53,7 +50,7 @@ static void add_parts(walk *w, const ldxi_cond *c, int depth, bool needed)
                   (c->func == LDXI_F_RISING || c->func == LDXI_F_FALLING || c->func == LDXI_F_BEFORE));
     p->depth = depth;
     size_t me = w->x->nparts - 1;
-    bool v = truth(p->value);
+    bool v = ldxi_cond_true(p->value);
     if (c->kind == LDXI_C_AND || c->kind == LDXI_C_OR) {
         /* a false "and" fails through its false operands; a false "or" through all */
         add_chain(w, c->l, c->kind, depth + 1, needed && !v, false);
@@ -90,7 +87,6 @@ ldx_status ldx_explain(ldx_scanner *s, const char *rule_id, ldx_explanation **ou
         return LDX_ENOMEM;
     }
     x->nsignals = r->info.nsignals;
-    bool any_symptom = false;
     for (size_t k = 0; k < r->info.nsignals; k++) {
         const ldxi_sigstate *ss = ldxi_scanner_state(s, (size_t)idx, k);
         ldx_signal_explain *se = &x->signals[k];
@@ -100,9 +96,8 @@ ldx_status ldx_explain(ldx_scanner *s, const char *rule_id, ldx_explanation **ou
         if (ss->nfirst) {
             se->first_line = ss->first[0].line;
             se->first_text = ldxi_strdup(ss->first[0].text ? ss->first[0].text : "");
-            se->last_line = ss->has_last ? ss->last.line : ss->first[ss->nfirst - 1].line;
+            se->last_line = ldxi_sigstate_last_line(ss);
         }
-        if (ss->count && r->info.signals[k].role == LDX_SIGNAL_SYMPTOM) any_symptom = true;
         sigs[k].name = r->info.signals[k].name;
         sigs[k].caps = r->sigs[k].capnames;
         sigs[k].ncaps = r->sigs[k].ncaps;
@@ -130,15 +125,13 @@ ldx_status ldx_explain(ldx_scanner *s, const char *rule_id, ldx_explanation **ou
     if (r->cond) {
         walk w = {x, 0, &env, sigs, LDX_OK};
         add_parts(&w, r->cond, 0, true);
-        x->fired = ldxi_cond_true(ldxi_cond_eval(r->cond, &env));
         if (w.st != LDX_OK) {
             free(sigs);
             ldx_explanation_destroy(x);
             return w.st;
         }
-    } else {
-        x->fired = any_symptom;
     }
+    x->fired = ldxi_rule_fires(s, r);
     free(sigs);
     *out = x;
     return LDX_OK;
