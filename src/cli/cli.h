@@ -49,11 +49,14 @@ void cli_free(cli_opts *o);
 
 /* Prints a message list on stderr as "logdx: path:line:col: level: text". */
 void cli_print_msgs(const ldx_msgs *m);
+/* The same, from message number from on. */
+void cli_print_msgs_from(const ldx_msgs *m, size_t from);
 /* Compiles the rules the options ask for (plus extra paths); NULL on fatal error.
  * *had_errors is set when some rule was invalid (the rest still compiled). */
 ldx_ruleset *cli_load_rules(const cli_opts *o, const char *const *extra, size_t nextra,
                             bool *had_errors);
-bool cli_use_color(const cli_opts *o);
+/* Whether output on fd is coloured: --color, else NO_COLOR, else whether fd is a tty. */
+bool cli_color(const cli_opts *o, int fd);
 
 int cmd_scan(cli_opts *o);
 int cmd_rules(cli_opts *o);
@@ -82,8 +85,6 @@ void cli_live_line(const ldx_line *line, void *lv); /* a cli_line_fn */
 ldx_status cli_live_diagnose(cli_live *lv, const char *name, ldx_file_report **out);
 /* Prints the report of what was seen in o->format on fp; returns 0, 1 or 2 as a scan. */
 int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color);
-/* Colour for a report on fd, as --color and NO_COLOR say. */
-bool cli_live_color(const cli_opts *o, int fd);
 void cli_live_end(cli_live *lv);
 
 /* Cuts lines out of input that arrives in pieces, as the reader would (lines.c). */

@@ -237,7 +237,7 @@ int cmd_follow(cli_opts *o)
     cli_splitter_init(&c.sp);
     bool text = !strcmp(o->format, "text");
     c.live_fp = text ? stdout : stderr;
-    c.live_color = cli_live_color(o, text ? STDOUT_FILENO : STDERR_FILENO);
+    c.live_color = cli_color(o, text ? STDOUT_FILENO : STDERR_FILENO);
     c.last_announce = now_s();
 
     struct sigaction sa = {0}, old_int, old_term;
@@ -249,14 +249,15 @@ int cmd_follow(cli_opts *o)
     char *buf = malloc(CHUNK);
     ldx_status st = LDX_ENOMEM;
     struct stat sb;
+    bool found = strcmp(path, "-") && stat(path, &sb) == 0;
     if (!buf) {
         st = LDX_ENOMEM;
     } else if (!strcmp(path, "-")) {
         st = follow_stream(&c, STDIN_FILENO, buf);
-    } else if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    } else if (found && S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "logdx: %s: --follow watches a file, not a folder\n", path);
         st = LDX_EIO;
-    } else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+    } else if (found && !S_ISREG(sb.st_mode)) {
         int fd = open(path, O_RDONLY | O_CLOEXEC); /* a FIFO: a stream like stdin */
         if (fd < 0) {
             fprintf(stderr, "logdx: %s: cannot open: %s\n", path, strerror(errno));
@@ -274,7 +275,7 @@ int cmd_follow(cli_opts *o)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     fflush(c.live_fp);
-    int rc = cli_live_report(&c.lv, path, stdout, cli_live_color(o, STDOUT_FILENO));
+    int rc = cli_live_report(&c.lv, path, stdout, cli_color(o, STDOUT_FILENO));
     if (st != LDX_OK) rc = EXIT_ERROR;
     cli_splitter_free(&c.sp);
     free(c.seen);

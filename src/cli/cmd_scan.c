@@ -37,7 +37,6 @@ typedef struct {
 } summary_row;
 
 typedef struct {
-    const cli_opts *o;
     const ldx_file_report *baseline;
     task *tasks;
     size_t ntasks, captasks;
@@ -77,15 +76,6 @@ static bool grow(void **v, size_t *cap, size_t need, size_t elem)
 #define PUSH(vec, n, cap, val)                                                           \
     (grow((void **)&(vec), &(cap), (n) + 1, sizeof(*(vec))) ? ((vec)[(n)++] = (val), LDX_OK) \
                                                             : LDX_ENOMEM)
-
-static void print_since(const ldx_msgs *m, size_t from)
-{
-    char buf[2048];
-    for (size_t i = from; i < ldx_msgs_count(m); i++) {
-        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
-        fprintf(stderr, "logdx: %s\n", buf);
-    }
-}
 
 /* ---- building the list of inputs ---- */
 
@@ -231,7 +221,7 @@ static void report_task(scan_ctx *c, task *t)
     if (t->errors && ldx_msgs_count(t->errors)) {
         size_t before = ldx_msgs_count(c->errors);
         ldx_msgs_append(c->errors, t->errors);
-        print_since(c->errors, before);
+        cli_print_msgs_from(c->errors, before);
         if (ldx_msgs_errors(t->errors)) c->failed = true;
     }
     for (size_t i = 0; i < t->nreports; i++) {
@@ -420,11 +410,11 @@ int cmd_scan(cli_opts *o)
         fprintf(stderr, "logdx: out of memory\n");
         return EXIT_ERROR;
     }
-    scan_ctx c = {.o = o, .worst = -1};
+    scan_ctx c = {.worst = -1};
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ldx_file_report *baseline = NULL;
-    ldx_report_opts ro = {.color = cli_use_color(o), .quiet = o->quiet, .fail_on = o->fail_on};
+    ldx_report_opts ro = {.color = cli_color(o, STDOUT_FILENO), .quiet = o->quiet, .fail_on = o->fail_on};
     int rc = EXIT_ERROR;
     if (ldx_msgs_create(&c.errors) != LDX_OK ||
         ldx_report_create(&c.report, o->format, &ro, stdout) != LDX_OK ||
@@ -467,7 +457,7 @@ int cmd_scan(cli_opts *o)
         if (ldx_msgs_count(c.errors) > before) {
             for (size_t k = before; k < ldx_msgs_count(c.errors); k++)
                 if (ldx_msgs_get(c.errors, k)->level == LDX_MSG_ERROR) c.failed = true;
-            print_since(c.errors, before);
+            cli_print_msgs_from(c.errors, before);
         }
     }
 

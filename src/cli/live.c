@@ -54,14 +54,6 @@ ldx_status cli_live_diagnose(cli_live *lv, const char *name, ldx_file_report **o
     return LDX_OK;
 }
 
-bool cli_live_color(const cli_opts *o, int fd)
-{
-    const char *nc = getenv("NO_COLOR");
-    if (nc && *nc) return false;
-    if (o->color >= 0) return o->color == 1;
-    return isatty(fd);
-}
-
 int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color)
 {
     const cli_opts *o = lv->o;

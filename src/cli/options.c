@@ -224,18 +224,20 @@ void cli_free(cli_opts *o)
     free(o->args);
 }
 
-bool cli_use_color(const cli_opts *o)
+bool cli_color(const cli_opts *o, int fd)
 {
     const char *nc = getenv("NO_COLOR");
     if (nc && *nc) return false;
     if (o->color >= 0) return o->color == 1;
-    return isatty(STDOUT_FILENO);
+    return isatty(fd);
 }
 
-void cli_print_msgs(const ldx_msgs *m)
+void cli_print_msgs(const ldx_msgs *m) { cli_print_msgs_from(m, 0); }
+
+void cli_print_msgs_from(const ldx_msgs *m, size_t from)
 {
     char buf[2048];
-    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
+    for (size_t i = from; i < ldx_msgs_count(m); i++) {
         ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
         fprintf(stderr, "logdx: %s\n", buf);
     }

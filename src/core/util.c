@@ -228,3 +228,16 @@ bool ldxi_parse_quantity(const char *s, size_t n, double *out)
     *out = v;
     return true;
 }
+
+const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
+{
+    if (!kl) return s;
+    const char *end = s + n;
+    while ((size_t)(end - s) >= kl) {
+        const char *q = memchr(s, k[0], (size_t)(end - s) - kl + 1);
+        if (!q) return NULL;
+        if (!memcmp(q, k, kl)) return q;
+        s = q + 1;
+    }
+    return NULL;
+}

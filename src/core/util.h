@@ -12,6 +12,8 @@
 
 char *ldxi_strdup(const char *s);
 char *ldxi_strndup(const char *s, size_t n);
+/* The first k (of kl bytes) in s[0, n), which need not be NUL-terminated; NULL: none. */
+const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl);
 char *ldxi_vasprintf(const char *fmt, va_list ap);
 char *ldxi_asprintf(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -67,10 +67,14 @@ static ldx_status mark_seen(walker *w, const struct stat *sb, bool *fresh)
     return LDX_OK;
 }
 
-static bool any_match(const char *const *pats, size_t n, const char *path, const char *base)
+/* Whether a path matches one of pats: a pattern with a '/' against the path below the
+ * root, any other against the base name. */
+static bool matches(const walker *w, const char *const *pats, size_t n, const char *full,
+                    const char *base)
 {
+    const char *rel = strlen(full) > w->rootlen ? full + w->rootlen : base;
     for (size_t i = 0; i < n; i++) {
-        const char *subject = strchr(pats[i], '/') ? path : base;
+        const char *subject = strchr(pats[i], '/') ? rel : base;
         if (fnmatch(pats[i], subject, 0) == 0) return true;
     }
     return false;
@@ -79,17 +83,13 @@ static bool any_match(const char *const *pats, size_t n, const char *path, const
 static bool excluded(const walker *w, const char *full, const char *base)
 {
     const ldx_walk_filter *f = w->filter;
-    if (!f || !f->nexclude) return false;
-    const char *rel = strlen(full) > w->rootlen ? full + w->rootlen : base;
-    return any_match(f->exclude, f->nexclude, rel, base);
+    return f && f->nexclude && matches(w, f->exclude, f->nexclude, full, base);
 }
 
 static bool included(const walker *w, const char *full, const char *base)
 {
     const ldx_walk_filter *f = w->filter;
-    if (!f || !f->ninclude) return true;
-    const char *rel = strlen(full) > w->rootlen ? full + w->rootlen : base;
-    return any_match(f->include, f->ninclude, rel, base);
+    return !f || !f->ninclude || matches(w, f->include, f->ninclude, full, base);
 }
 
 static ldx_status walk_dir(walker *w, const char *path, int depth);

@@ -381,19 +381,7 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
     free(h);
 }
 
-static bool put(char **buf, size_t *len, size_t *cap, const void *p, size_t n)
-{
-    if (*len + n > *cap) {
-        size_t nc = (*cap ? *cap * 2 : 4096) + n;
-        char *b = realloc(*buf, nc);
-        if (!b) return false;
-        *buf = b;
-        *cap = nc;
-    }
-    memcpy(*buf + *len, p, n);
-    *len += n;
-    return true;
-}
+static bool put(ldx_buf *b, const void *p, size_t n) { return ldxi_buf_append(b, p, n) == LDX_OK; }
 
 bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *outlen)
 {
@@ -403,10 +391,10 @@ bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *outlen)
     char *bytes = NULL;
     size_t n = 0;
     if (hs_serialize_database(part->db, &bytes, &n) != HS_SUCCESS) return false;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    ldx_buf b;
+    ldxi_buf_init(&b, SIZE_MAX);
     uint32_t count = part->nids + (uint32_t)h->nalways;
-    bool ok = put(&buf, &len, &cap, "LDX3", 4) && put(&buf, &len, &cap, &count, 4);
+    bool ok = put(&b, "LDX3", 4) && put(&b, &count, 4);
     /* database ids first, in order, then the always list */
     for (uint32_t id = 0; ok && id < part->nids + h->nalways; id++) {
         unsigned char kind;
@@ -429,18 +417,17 @@ bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *outlen)
             snprintf(sname, sizeof sname, "%s", si->name);
             hash = signal_hash(si);
         }
-        ok = put(&buf, &len, &cap, &kind, 1) && put(&buf, &len, &cap, &hash, 8) &&
-             put(&buf, &len, &cap, rid, strlen(rid) + 1) &&
-             put(&buf, &len, &cap, sname, strlen(sname) + 1);
+        ok = put(&b, &kind, 1) && put(&b, &hash, 8) && put(&b, rid, strlen(rid) + 1) &&
+             put(&b, sname, strlen(sname) + 1);
     }
-    ok = ok && put(&buf, &len, &cap, bytes, n);
+    ok = ok && put(&b, bytes, n);
     free(bytes);
     if (!ok) {
-        free(buf);
+        ldxi_buf_free(&b);
         return false;
     }
-    *out = buf;
-    *outlen = len;
+    *out = b.data;
+    *outlen = b.len;
     return true;
 }
 

@@ -20,11 +20,7 @@ static char *field(const char **p, const char *end)
 {
     const char *s = *p, *e = s;
     while (e < end && *e != '\t' && *e != '\n' && *e != '\r') e++;
-    char *f = malloc((size_t)(e - s) + 1);
-    if (f) {
-        memcpy(f, s, (size_t)(e - s));
-        f[e - s] = '\0';
-    }
+    char *f = ldxi_strndup(s, (size_t)(e - s));
     *p = (e < end && *e == '\t') ? e + 1 : e;
     return f;
 }
@@ -53,19 +49,12 @@ static void load(void)
         int s = sev ? ldx_severity_parse(sev) : -1;
         free(sev);
         t.sev = s < 0 ? LDX_SEV_MEDIUM : (ldx_severity)s;
-        if (nclasses == cap) {
-            size_t nc = cap ? cap * 2 : 64;
-            tclass *v = realloc(classes, nc * sizeof(*v));
-            if (!v) {
-                free(t.klass);
-                free(t.category);
-                free(t.description);
-                return;
-            }
-            classes = v;
-            cap = nc;
+        if (LDXI_PUSH(classes, nclasses, cap, t) != LDX_OK) {
+            free(t.klass);
+            free(t.category);
+            free(t.description);
+            return;
         }
-        classes[nclasses++] = t;
         p = eol + 1;
     }
 }

@@ -22,13 +22,11 @@
 #include <string.h>
 
 #include "launcher.h"
+#include "../core/util.h"
 
 static const char *find(const char *s, size_t n, const char *what)
 {
-    size_t wl = strlen(what);
-    for (size_t i = 0; i + wl <= n; i++)
-        if (s[i] == what[0] && memcmp(s + i, what, wl) == 0) return s + i;
-    return NULL;
+    return ldxi_memmem(s, n, what, strlen(what));
 }
 
 static void copy_value(char *dst, size_t size, const char *v, const char *end)
@@ -42,8 +40,8 @@ static void copy_value(char *dst, size_t size, const char *v, const char *end)
 }
 
 /* "  key : value" -> key and value spans; false when the line is not of that shape. */
-static bool key_value(const char *s, size_t n, const char **key, size_t *klen,
-                      const char **val, const char *const keys[])
+static bool key_value(const char *s, size_t n, const char **key, const char **val,
+                      const char *const keys[])
 {
     for (const char *const *k = keys; *k; k++) {
         const char *p = find(s, n < 200 ? n : 200, *k);
@@ -54,7 +52,6 @@ static bool key_value(const char *s, size_t n, const char **key, size_t *klen,
         if (q >= end || *q != ':') continue;
         if (p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
         *key = *k;
-        *klen = strlen(*k);
         *val = q + 1;
         return true;
     }
@@ -102,13 +99,11 @@ void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t line
     if (l->state == 1) {
         /* another failed rank: each entry has its own "rank :" line */
         const char *key, *val;
-        size_t kl;
-        if (key_value(s, n, &key, &kl, &val, keys) && !strcmp(key, "rank")) l->pending_failures++;
+        if (key_value(s, n, &key, &val, keys) && !strcmp(key, "rank")) l->pending_failures++;
         return;
     }
     const char *key, *val;
-    size_t kl;
-    if (!key_value(s, n, &key, &kl, &val, keys)) return;
+    if (!key_value(s, n, &key, &val, keys)) return;
     const char *end = s + n;
     ldx_launcher_info *li = &l->info;
     if (!strcmp(key, "time")) {

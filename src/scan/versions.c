@@ -35,6 +35,7 @@ static const struct {
 #define NSOURCES (sizeof sources / sizeof sources[0])
 
 static pcre2_code *codes[NSOURCES];
+static size_t keylens[NSOURCES];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void compile(void)
@@ -45,16 +46,10 @@ static void compile(void)
         codes[i] = pcre2_compile((PCRE2_SPTR)sources[i].pattern, PCRE2_ZERO_TERMINATED, 0,
                                  &err, &off, NULL);
         if (codes[i]) pcre2_jit_compile(codes[i], PCRE2_JIT_COMPLETE);
+        keylens[i] = strlen(sources[i].keyword);
     }
 }
 
-static bool contains(const char *s, size_t n, const char *k)
-{
-    size_t kl = strlen(k);
-    for (size_t i = 0; i + kl <= n; i++)
-        if (s[i] == k[0] && !memcmp(s + i, k, kl)) return true;
-    return false;
-}
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len)
 {
@@ -62,7 +57,7 @@ void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len)
     pthread_once(&once, compile);
     for (size_t i = 0; i < NSOURCES; i++) {
         int c = sources[i].component;
-        if (s->versions[c][0] || !codes[i] || !contains(text, len, sources[i].keyword)) continue;
+        if (s->versions[c][0] || !codes[i] || !ldxi_memmem(text, len, sources[i].keyword, keylens[i])) continue;
         if (pcre2_match(codes[i], (PCRE2_SPTR)text, len, 0, 0, s->md, NULL) < 2) continue;
         PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
         size_t n = ov[3] - ov[2];
