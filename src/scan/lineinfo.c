@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "logdx/scan.h"
+#include "scan_int.h"
 
 #define TS_WINDOW 64
 #define STEP_WINDOW 256
@@ -210,12 +210,17 @@ static void parse_step(const char *s, size_t n, ldx_line_info *li)
     }
 }
 
-void ldx_line_parse(const char *text, size_t len, ldx_line_info *li)
+void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldx_line_info *li)
 {
     memset(li, 0, sizeof(*li));
     li->step = -1;
-    li->rank = ldx_line_rank(text, len);
+    li->rank = rank;
     parse_time(text, len, li);
     parse_host(text, len, li);
     parse_step(text, len, li);
+}
+
+void ldx_line_parse(const char *text, size_t len, ldx_line_info *li)
+{
+    ldxi_line_parse_ranked(text, len, ldx_line_rank(text, len), li);
 }

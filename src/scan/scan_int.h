@@ -126,6 +126,8 @@ struct ldx_scanner {
 };
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
+/* ldx_line_parse for a line whose rank is already known. */
+void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldx_line_info *li);
 /* Scans the lines queued for the prefilter; ldx_diagnose() calls it before reading. */
 void ldxi_scanner_flush(ldx_scanner *s);
 

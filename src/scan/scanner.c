@@ -294,7 +294,8 @@ static void need_rank(line_ctx *lc, const char *text, size_t len)
 static void need_parse(line_ctx *lc, const char *text, size_t len)
 {
     if (!lc->parsed) {
-        ldx_line_parse(text, len, &lc->li);
+        if (lc->ranked) ldxi_line_parse_ranked(text, len, lc->rank, &lc->li);
+        else ldx_line_parse(text, len, &lc->li);
         lc->parsed = lc->ranked = true;
         lc->rank = lc->li.rank;
     }
@@ -314,15 +315,21 @@ static void fill_hit(ldxi_hit *h, const ldxi_sigc *sc, const char *text, size_t 
             h->caps[c] = ldx_display_text(text + ov[2 * c], ov[2 * c + 1] - ov[2 * c], LDXI_CAP_TEXT);
 }
 
-/* Makes every pending last hit a copy of its own; the batch is about to be reused. */
+/* Makes every pending last hit a copy of its own; the batch is about to be reused.
+ * Signals that last hit the same line (the usual case without the prefilter, which
+ * materializes after each line) share one parse of it. */
 static void materialize(ldx_scanner *s)
 {
+    const char *parsed = NULL;
+    ldx_line_info li;
     for (size_t i = 0; i < s->npend; i++) {
         ldxi_sigstate *ss = s->pend[i];
         if (!ss->last_pending) continue;
         ldxi_sigc sc = {.ncaps = s->pend_ncaps[i]};
-        ldx_line_info li;
-        ldx_line_parse(ss->pend_text, ss->pend_len, &li);
+        if (ss->pend_text != parsed) {
+            ldxi_line_parse_ranked(ss->pend_text, ss->pend_len, ss->last.rank, &li);
+            parsed = ss->pend_text;
+        }
         fill_hit(&ss->last, &sc, ss->pend_text, ss->pend_len, ss->pend_ov, &li);
         ss->last_pending = false;
     }
