@@ -64,6 +64,9 @@ typedef struct {
 typedef struct ldx_compiler ldx_compiler;
 typedef struct ldx_ruleset ldx_ruleset;
 
+/* The path prefix of the built-in rules' files in messages and rule paths. */
+#define LDX_BUILTIN_PREFIX "builtin:"
+
 ldx_status ldx_compiler_create(ldx_compiler **out, ldx_msgs *msgs);
 void ldx_compiler_destroy(ldx_compiler *c);
 /* The rules embedded in the binary at build time. */

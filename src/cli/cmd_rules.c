@@ -323,8 +323,9 @@ static size_t strict_checks(const ldx_ruleset *rs, const cli_opts *o)
     }
     if (o->nargs) return problems;
     for (size_t c = 0; c < ldx_taxonomy_count(); c++) {
-        const char *k = ldx_taxonomy_class(c);
-        if (!strcmp(k, "healthy")) continue;
+        const char *k = ldx_taxonomy_class(c), *cat;
+        /* category none: no failure (healthy), so no rule detects it */
+        if (ldx_taxonomy_lookup(k, &cat, NULL, NULL) && !strcmp(cat, "none")) continue;
         size_t n = 0;
         for (size_t i = 0; i < ldx_ruleset_count(rs); i++)
             n += !strcmp(ldx_ruleset_rule(rs, i)->klass, k);

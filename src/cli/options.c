@@ -268,7 +268,7 @@ ldx_ruleset *cli_load_rules(const cli_opts *o, const char *const *extra, size_t 
         if (ldx_msgs_create(&mine) == LDX_OK) {
             for (size_t i = 0; i < ldx_msgs_count(msgs); i++) {
                 const ldx_msg *m = ldx_msgs_get(msgs, i);
-                if (m->path && !strncmp(m->path, "builtin:", 8)) continue;
+                if (m->path && !strncmp(m->path, LDX_BUILTIN_PREFIX, strlen(LDX_BUILTIN_PREFIX))) continue;
                 ldx_msgs_add(mine, m->level, m->path, m->line, m->col, "%s", m->text);
             }
             ldx_msgs_destroy(msgs);

@@ -74,10 +74,10 @@ ldx_status ldx_compiler_add_builtin(ldx_compiler *c)
     ldx_status worst = LDX_OK;
     for (size_t i = 0; i < ldxi_builtin_rules_count; i++) {
         const ldxi_embedded *e = &ldxi_builtin_rules[i];
-        /* "builtin:" keeps messages about the embedded copy apart from a file on disk
+        /* the prefix keeps messages about the embedded copy apart from a file on disk
          * with the same relative path */
         char name[512];
-        snprintf(name, sizeof name, "builtin:%s", e->path);
+        snprintf(name, sizeof name, LDX_BUILTIN_PREFIX "%s", e->path);
         ldx_status st = ldx_compiler_add_buffer(c, name, e->data, e->len, true);
         if (st == LDX_ENOMEM) return st;
         if (st != LDX_OK) worst = st;
