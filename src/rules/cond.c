@@ -207,16 +207,33 @@ static int window(parser *p, ldxi_cond *f)
         fail(p, uoff, "give the window a unit: lines, s, min or h%s", NULL);
         return 0;
     }
-    if (!strcmp(unit, "lines") || !strcmp(unit, "line")) f->seconds = 0;
-    else if (!strcmp(unit, "s") || !strcmp(unit, "sec") || !strcmp(unit, "seconds")) f->seconds = 1;
-    else if (!strcmp(unit, "min") || !strcmp(unit, "minutes")) f->seconds = 1, v *= 60;
-    else if (!strcmp(unit, "h") || !strcmp(unit, "hours")) f->seconds = 1, v *= 3600;
-    else {
+    double mul;
+    bool seconds;
+    if (!ldxi_window_unit(unit, &mul, &seconds)) {
         fail(p, uoff, "unknown window unit '%s' (lines, s, min, h)", unit);
         return 0;
     }
-    f->num = v;
+    f->seconds = seconds;
+    f->num = v * mul;
     return 1;
+}
+
+bool ldxi_window_unit(const char *unit, double *mul, bool *seconds)
+{
+    static const struct {
+        const char *name;
+        double mul;
+        bool seconds;
+    } units[] = {{"lines", 1, false}, {"line", 1, false},   {"s", 1, true},
+                 {"sec", 1, true},    {"seconds", 1, true}, {"min", 60, true},
+                 {"minutes", 60, true}, {"h", 3600, true},  {"hours", 3600, true}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (!strcmp(unit, units[i].name)) {
+            *mul = units[i].mul;
+            *seconds = units[i].seconds;
+            return true;
+        }
+    return false;
 }
 
 static ldxi_cond *parse_term(parser *p)

@@ -87,6 +87,9 @@ double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env);
 /* Writes the expression c back as text (signal and capture names from sigs). */
 void ldxi_cond_print(const ldxi_cond *c, const ldxi_cond_sig *sigs, char *buf, size_t size);
 int ldxi_cond_true(double v);
+/* A window unit of then() and caused_by's within: lines, s, min or h (and their long
+ * names); *mul turns a number of them into lines or seconds. False: not a unit. */
+bool ldxi_window_unit(const char *unit, double *mul, bool *seconds);
 
 /* Calls fn for each signal the condition mentions (for explanations). */
 void ldxi_cond_signals(const ldxi_cond *c, void (*fn)(int sig, void *ctx), void *ctx);

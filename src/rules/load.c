@@ -490,12 +490,9 @@ static bool parse_within(const char *s, double *v, bool *seconds)
     double d = strtod(s, &end);
     if (end == s || !(d > 0)) return false;
     while (*end == ' ') end++;
-    if (!strcmp(end, "lines") || !strcmp(end, "line")) *seconds = false;
-    else if (!strcmp(end, "s") || !strcmp(end, "sec") || !strcmp(end, "seconds")) *seconds = true;
-    else if (!strcmp(end, "min") || !strcmp(end, "minutes")) *seconds = true, d *= 60;
-    else if (!strcmp(end, "h") || !strcmp(end, "hours")) *seconds = true, d *= 3600;
-    else return false;
-    *v = d;
+    double mul;
+    if (!ldxi_window_unit(end, &mul, seconds)) return false;
+    *v = d * mul;
     return true;
 }
 
