@@ -28,10 +28,9 @@ struct ldx_reader {
     bool failed;
     bool pending_cr;     /* the last block ended in "\r": skip a "\n" that follows */
     const char *cr;      /* the next "\r" at or after where it was looked for, or NULL */
-    const char *cr_from; /* where that search started (NULL: not searched in this block) */
+    bool cr_searched;    /* cr is valid for this block */
     ldx_buf partial;     /* a line that straddles blocks */
-    bool part_trunc;
-    size_t part_full;
+    size_t part_full;    /* its length before truncation */
     uint64_t lineno;
     uint64_t bytes;
     char *error;
@@ -115,7 +114,7 @@ static void set_error(ldx_reader *r, const char *what)
 static bool refill(ldx_reader *r)
 {
     if (r->eof) return false;
-    r->cr_from = NULL; /* a new block: the "\r" search starts over */
+    r->cr_searched = false; /* a new block: the "\r" search starts over */
     if (r->mem) {
         if (r->buf) {
             r->eof = true;
@@ -147,25 +146,20 @@ static bool refill(ldx_reader *r)
 
 static void partial_add(ldx_reader *r, const char *p, size_t n)
 {
-    size_t room = LDX_LINE_MAX - r->partial.len;
-    if (n > room) {
-        r->part_trunc = true;
-        if (room) ldxi_buf_append(&r->partial, p, room);
-    } else if (n) {
-        ldxi_buf_append(&r->partial, p, n);
-    }
     r->part_full += n;
+    size_t room = LDX_LINE_MAX - r->partial.len;
+    if (n > room) n = room;
+    if (n) ldxi_buf_append(&r->partial, p, n);
 }
 
 static ldx_status emit_partial(ldx_reader *r, ldx_line *line)
 {
     line->text = r->partial.data ? r->partial.data : "";
     line->len = r->partial.len;
-    line->truncated = r->part_trunc;
+    line->truncated = r->part_full > r->partial.len;
     line->full_len = r->part_full;
     line->lineno = ++r->lineno;
     r->partial.len = 0; /* the data stays valid until the next call */
-    r->part_trunc = false;
     r->part_full = 0;
     return LDX_OK;
 }
@@ -176,9 +170,9 @@ static ldx_status emit_partial(ldx_reader *r, ldx_line *line)
 static inline const char *find_eol(ldx_reader *r, const char *p, const char *end)
 {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
-    if (!r->cr_from || (r->cr && r->cr < p)) {
+    if (!r->cr_searched || (r->cr && r->cr < p)) {
         r->cr = memchr(p, '\r', (size_t)(end - p));
-        r->cr_from = p;
+        r->cr_searched = true;
     }
     const char *cr = r->cr;
     if (cr && (!nl || cr < nl)) return cr;
@@ -188,7 +182,6 @@ static inline const char *find_eol(ldx_reader *r, const char *p, const char *end
 ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
 {
     bool have_partial = r->partial.len > 0 || r->part_full > 0;
-    if (!have_partial) r->partial.len = 0;
     for (;;) {
         if (r->pos >= r->end) {
             if (!refill(r)) {
