@@ -110,9 +110,11 @@ struct ldx_scanner {
     size_t *rule_base;                   /* first database id of each rule's signals */
     ldxi_batch bt[2];                    /* two, so one can be scanned while one fills */
     int cur;                             /* the batch being filled */
-    ldxi_sigstate **pend;                /* states whose last hit awaits its copy */
-    uint32_t *pend_ncaps;
-    size_t npend, pendcap, pendcap2;
+    struct ldxi_pending {
+        ldxi_sigstate *ss;               /* a state whose last hit awaits its copy */
+        uint32_t ncaps;                  /* its signal's captures */
+    } *pend;
+    size_t npend, pendcap;
     /* the pipeline (ldx_scanner_set_pipeline): a worker thread runs the prefilter on a
      * full batch while this thread reads the next one and confirms the previous one */
     bool pipe;

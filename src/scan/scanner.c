@@ -168,7 +168,6 @@ void ldx_scanner_destroy(ldx_scanner *s)
         free(s->bt[b].last);
     }
     free(s->pend);
-    free(s->pend_ncaps);
 #ifdef LDX_HAVE_HS
     if (s->hs_scratch) hs_free_scratch(s->hs_scratch);
     if (s->worker_scratch) hs_free_scratch(s->worker_scratch);
@@ -323,9 +322,9 @@ static void materialize(ldx_scanner *s)
     const char *parsed = NULL;
     ldx_line_info li;
     for (size_t i = 0; i < s->npend; i++) {
-        ldxi_sigstate *ss = s->pend[i];
+        ldxi_sigstate *ss = s->pend[i].ss;
         if (!ss->last_pending) continue;
-        ldxi_sigc sc = {.ncaps = s->pend_ncaps[i]};
+        ldxi_sigc sc = {.ncaps = s->pend[i].ncaps};
         if (ss->pend_text != parsed) {
             ldxi_line_parse_ranked(ss->pend_text, ss->pend_len, ss->last.rank, &li);
             parsed = ss->pend_text;
@@ -382,7 +381,6 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
         if (!ss->pend_ov && sc->ncaps) ss->pend_ov = calloc(2 * sc->ncaps, sizeof(size_t));
         if (!ss->last_pending &&
             (ldxi_grow((void **)&s->pend, &s->pendcap, s->npend + 1, sizeof(*s->pend)) != LDX_OK ||
-             ldxi_grow((void **)&s->pend_ncaps, &s->pendcap2, s->npend + 1, sizeof(uint32_t)) != LDX_OK ||
              (sc->ncaps && !ss->pend_ov))) {
             /* no room to defer: copy now */
             need_parse(lc, text, len);
@@ -391,10 +389,8 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
             fill_hit(&ss->last, sc, text, len, co, &lc->li);
             ss->has_last = true;
         } else {
-            if (!ss->last_pending) {
-                s->pend[s->npend] = ss;
-                s->pend_ncaps[s->npend++] = (uint32_t)sc->ncaps;
-            }
+            if (!ss->last_pending)
+                s->pend[s->npend++] = (struct ldxi_pending){ss, (uint32_t)sc->ncaps};
             ss->last_pending = true;
             ss->has_last = true;
             ss->last.line = lineno;
