@@ -79,6 +79,8 @@ typedef struct {
     uint64_t bytes;            /* read so far, for the report */
     uint64_t first_long;       /* the first line over LDX_LINE_MAX, 0: none */
 } cli_live;
+/* Analyzes the baseline log at path with s; prints why on failure. */
+ldx_status cli_load_baseline(ldx_scanner *s, const char *path, ldx_file_report **out);
 /* Loads the rules and the baseline; on failure (a message printed) call cli_live_end. */
 ldx_status cli_live_start(cli_live *lv, const cli_opts *o);
 void cli_live_line(const ldx_line *line, void *lv); /* a cli_line_fn */

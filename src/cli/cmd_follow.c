@@ -230,7 +230,6 @@ int cmd_follow(cli_opts *o)
     const char *path = o->nargs ? o->args[0] : "-";
     follow_ctx c = {.name = path};
     if (cli_live_start(&c.lv, o) != LDX_OK) {
-        if (!o->baseline) fprintf(stderr, "logdx: out of memory\n");
         cli_live_end(&c.lv);
         return EXIT_ERROR;
     }

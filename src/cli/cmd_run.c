@@ -166,7 +166,6 @@ int cmd_run(cli_opts *o)
     }
     run_ctx c = {0};
     if (cli_live_start(&c.lv, o) != LDX_OK) {
-        if (!o->baseline) fprintf(stderr, "logdx: out of memory\n");
         cli_live_end(&c.lv);
         return EXIT_ERROR;
     }

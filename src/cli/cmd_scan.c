@@ -386,16 +386,6 @@ static void print_summary(scan_ctx *c, FILE *fp)
 
 /* ---- the command ---- */
 
-static ldx_status load_baseline(ldx_scanner *s, const char *path, ldx_file_report **out)
-{
-    ldx_reader *r;
-    ldx_status st = ldx_reader_open_path(&r, path);
-    if (st != LDX_OK) return st;
-    st = ldx_analyze(s, r, out);
-    ldx_reader_destroy(r);
-    return *out ? LDX_OK : st;
-}
-
 static int default_jobs(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -428,13 +418,10 @@ int cmd_scan(cli_opts *o)
     if (o->baseline) {
         ldx_scanner *s = NULL;
         ldx_status bs = ldx_scanner_create(&s, rs);
-        if (bs == LDX_OK) bs = load_baseline(s, o->baseline, &baseline);
+        if (bs != LDX_OK) fprintf(stderr, "logdx: out of memory\n");
+        else bs = cli_load_baseline(s, o->baseline, &baseline);
         ldx_scanner_destroy(s);
-        if (bs != LDX_OK) {
-            fprintf(stderr, "logdx: %s: cannot read the baseline log: %s\n", o->baseline,
-                    strerror(errno));
-            goto out;
-        }
+        if (bs != LDX_OK) goto out;
     }
     c.baseline = baseline;
 

@@ -8,25 +8,38 @@
 
 #include "cli.h"
 
+ldx_status cli_load_baseline(ldx_scanner *s, const char *path, ldx_file_report **out)
+{
+    ldx_reader *r;
+    ldx_status st = ldx_reader_open_path(&r, path);
+    if (st != LDX_OK) {
+        fprintf(stderr, "logdx: %s: cannot read the baseline log: %s\n", path, strerror(errno));
+        return st;
+    }
+    st = ldx_analyze(s, r, out);
+    ldx_reader_destroy(r);
+    if (*out) return LDX_OK;
+    fprintf(stderr, "logdx: %s: cannot read the baseline log: %s\n", path, ldx_status_str(st));
+    return st;
+}
+
+static ldx_status oom(void)
+{
+    fprintf(stderr, "logdx: out of memory\n");
+    return LDX_ENOMEM;
+}
+
 ldx_status cli_live_start(cli_live *lv, const cli_opts *o)
 {
     memset(lv, 0, sizeof(*lv));
     lv->o = o;
     lv->rs = cli_load_rules(o, NULL, 0, &lv->rule_errors);
-    if (!lv->rs) return LDX_ENOMEM;
-    if (ldx_scanner_create(&lv->scanner, lv->rs) != LDX_OK) return LDX_ENOMEM;
-    if (o->redact && ldx_redactor_create(&lv->redactor) != LDX_OK) return LDX_ENOMEM;
+    if (!lv->rs) return oom();
+    if (ldx_scanner_create(&lv->scanner, lv->rs) != LDX_OK) return oom();
+    if (o->redact && ldx_redactor_create(&lv->redactor) != LDX_OK) return oom();
     if (o->baseline) {
-        ldx_reader *r;
-        ldx_status st = ldx_reader_open_path(&r, o->baseline);
-        if (st != LDX_OK) {
-            fprintf(stderr, "logdx: %s: cannot read the baseline log: %s\n", o->baseline,
-                    strerror(errno));
-            return st;
-        }
-        st = ldx_analyze(lv->scanner, r, &lv->baseline);
-        ldx_reader_destroy(r);
-        if (!lv->baseline) return st;
+        ldx_status st = cli_load_baseline(lv->scanner, o->baseline, &lv->baseline);
+        if (st != LDX_OK) return st;
         ldx_scanner_reset(lv->scanner);
     }
     return LDX_OK;
