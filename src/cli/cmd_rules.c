@@ -134,6 +134,17 @@ static size_t strict_checks(const ldx_ruleset *rs, const cli_opts *o);
 
 static bool selected(const ldx_rule_info *r, const cli_opts *o);
 
+/* The fixed string a pattern needs for the prefilter to skip lines for it. */
+#define MIN_LITERAL 3
+
+/* What --perf and profile say about a signal: its longest fixed string, and whether it
+ * runs on every line because the prefilter (when there is one) cannot take it. */
+static size_t signal_literal(const ldx_ruleset *rs, size_t rule, size_t k, bool *unfiltered)
+{
+    *unfiltered = ldx_ruleset_has_prefilter(rs) && !ldx_ruleset_prefiltered(rs, rule, k);
+    return ldx_signal_literal(&ldx_ruleset_rule(rs, rule)->signals[k]);
+}
+
 /* --perf: patterns that make the prefilter slow; returns how many. */
 static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
 {
@@ -143,17 +154,16 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
         if (!selected(r, o)) continue;
         for (size_t k = 0; k < r->nsignals; k++) {
             const ldx_signal_info *si = &r->signals[k];
-            size_t lit = ldx_signal_literal(si);
-            found += lit < 3;
-            bool pre = !ldx_ruleset_has_prefilter(rs) || ldx_ruleset_prefiltered(rs, i, k);
-            found += !pre;
-            if (lit < 3)
+            bool unfiltered;
+            size_t lit = signal_literal(rs, i, k, &unfiltered);
+            found += (lit < MIN_LITERAL) + unfiltered;
+            if (lit < MIN_LITERAL)
                 fprintf(stderr,
                         "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the pattern has no "
-                        "fixed string of 3 or more characters (longest: %zu); the prefilter "
+                        "fixed string of %d or more characters (longest: %zu); the prefilter "
                         "cannot skip lines for it\n",
-                        r->path, si->line, si->col, r->id, si->name, lit);
-            if (!pre)
+                        r->path, si->line, si->col, r->id, si->name, MIN_LITERAL, lit);
+            if (unfiltered)
                 fprintf(stderr,
                         "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the prefilter cannot "
                         "take this pattern; PCRE2 runs it on every line\n",
@@ -465,11 +475,12 @@ static int rules_profile(cli_opts *o)
         char notes[128] = "";
         size_t len = 0;
         for (size_t k = 0; k < r->nsignals; k++) {
-            if (ldx_ruleset_has_prefilter(rs) && !ldx_ruleset_prefiltered(rs, rows[i].rule, k) &&
-                len < sizeof notes - 40)
+            bool unfiltered;
+            size_t lit = signal_literal(rs, rows[i].rule, k, &unfiltered);
+            if (unfiltered && len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s not prefiltered",
                                         r->signals[k].name);
-            else if (ldx_signal_literal(&r->signals[k]) < 3 && len < sizeof notes - 40)
+            else if (lit < MIN_LITERAL && len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s no literal",
                                         len ? ", " : "", r->signals[k].name);
         }
