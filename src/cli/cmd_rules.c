@@ -478,8 +478,8 @@ static int rules_profile(cli_opts *o)
             bool unfiltered;
             size_t lit = signal_literal(rs, rows[i].rule, k, &unfiltered);
             if (unfiltered && len < sizeof notes - 40)
-                len += (size_t)snprintf(notes + len, sizeof notes - len, "%s not prefiltered",
-                                        r->signals[k].name);
+                len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s not prefiltered",
+                                        len ? ", " : "", r->signals[k].name);
             else if (lit < MIN_LITERAL && len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s no literal",
                                         len ? ", " : "", r->signals[k].name);
