@@ -5,6 +5,15 @@
 
 #include "ruleset_int.h"
 
+size_t ldxi_re_class_end(const char *p, size_t n, size_t i)
+{
+    i++;
+    if (i < n && p[i] == '^') i++;
+    if (i < n && p[i] == ']') i++;
+    while (i < n && p[i] != ']') i += p[i] == '\\' ? 2 : 1;
+    return i < n ? i : n;
+}
+
 /* Skips a quantifier after an atom that is not a literal (\d+, [a-z]*, .{2,5}). */
 static size_t skip_quant(const char *b, size_t n, size_t i)
 {
@@ -34,14 +43,7 @@ static size_t branch_literal(const char *b, size_t n)
                 continue;
             }
         } else if (c == '[') {
-            size_t j = i + 1;
-            if (j < n && b[j] == '^') j++;
-            if (j < n && b[j] == ']') j++;
-            while (j < n && b[j] != ']') {
-                if (b[j] == '\\') j++;
-                j++;
-            }
-            i = skip_quant(b, n, j + 1);
+            i = skip_quant(b, n, ldxi_re_class_end(b, n, i) + 1);
             run = 0;
             continue;
         } else if (c == '(' && i + 1 < n && b[i + 1] == '?') {
@@ -92,13 +94,7 @@ size_t ldxi_pattern_literal(const char *p)
             continue;
         }
         if (c == '[') {
-            i++;
-            if (i < n && p[i] == '^') i++;
-            if (i < n && p[i] == ']') i++;
-            while (i < n && p[i] != ']') {
-                if (p[i] == '\\') i++;
-                i++;
-            }
+            i = ldxi_re_class_end(p, n, i);
             continue;
         }
         if (c == '(') depth++;

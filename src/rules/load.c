@@ -231,19 +231,14 @@ static long nested_unbounded(const char *pat)
     bool inner[MAXD] = {false};
     bool anchored[MAXD] = {false};
     int depth = 0;
+    size_t n = strlen(pat);
     for (const char *p = pat; *p; p++) {
         if (*p == '\\') {
             if (p[1]) p++;
             continue;
         }
         if (*p == '[') { /* a character class: quantifier characters are literal inside */
-            p++;
-            if (*p == '^') p++;
-            if (*p == ']') p++;
-            while (*p && *p != ']') {
-                if (*p == '\\' && p[1]) p++;
-                p++;
-            }
+            p = pat + ldxi_re_class_end(pat, n, (size_t)(p - pat));
             if (!*p) break;
             continue;
         }

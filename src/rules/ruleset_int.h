@@ -68,6 +68,9 @@ extern const size_t ldxi_builtin_taxonomy_count;
 
 /* The longest fixed string every match of the pattern must contain (an estimate). */
 size_t ldxi_pattern_literal(const char *pattern);
+/* The index of the ']' that closes the character class opening at p[i] ('['), or n when
+ * it is not closed; a leading ']' (or "^]") and escaped characters are the class's own. */
+size_t ldxi_re_class_end(const char *p, size_t n, size_t i);
 
 /* The caused_by entry of r that names other (by class or id), or NULL. */
 const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other);
