@@ -120,7 +120,7 @@ static char *fill_versions(const ldx_scanner *s, const char *text)
     for (const char *p = text; *p;) {
         const char *close = *p == '{' ? strchr(p, '}') : NULL;
         int comp = close ? ldxi_component_find(p + 1, (size_t)(close - p - 1)) : -1;
-        const char *v = comp >= 0 ? ldx_scanner_version(s, ldxi_components[comp]) : NULL;
+        const char *v = ldxi_scanner_version_at(s, comp);
         if (v) {
             ldxi_buf_append(&b, v, strlen(v));
             p = close + 1;
@@ -234,7 +234,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     collect_trends(r->cond, &tc);
     size_t advcap = 0;
     for (size_t a = 0; a < r->info.nadvice; a++) {
-        const char *found = ldx_scanner_version(s, ldxi_components[r->whens[a].component]);
+        const char *found = ldxi_scanner_version_at(s, r->whens[a].component);
         if (!ldxi_when_holds(&r->whens[a], found)) continue;
         char *text = fill_versions(s, r->info.advice[a].text);
         if (!text || LDXI_PUSH(d->advice, d->nadvice, advcap, text) != LDX_OK) {
@@ -480,7 +480,7 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
     free(fired);
     if (st == LDX_OK) fr->launcher_note = launcher_note(fr);
     for (size_t i = 0; st == LDX_OK && i < LDXI_NCOMPONENTS && i < 16; i++) {
-        const char *v = ldx_scanner_version(s, ldxi_components[i]);
+        const char *v = ldxi_scanner_version_at(s, (int)i);
         fr->versions[i] = v ? fr->vstore[i] : NULL;
         if (v) snprintf(fr->vstore[i], sizeof fr->vstore[i], "%s", v);
     }

@@ -128,6 +128,8 @@ struct ldx_scanner {
 };
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
+/* ldx_scanner_version by component index (ldxi_components); NULL for -1 or none seen. */
+const char *ldxi_scanner_version_at(const ldx_scanner *s, int c);
 /* ldx_line_parse for a line whose rank is already known. */
 void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldx_line_info *li);
 /* Scans the lines queued for the prefilter; ldx_diagnose() calls it before reading. */

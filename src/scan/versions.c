@@ -67,8 +67,12 @@ void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len)
     }
 }
 
+const char *ldxi_scanner_version_at(const ldx_scanner *s, int c)
+{
+    return c >= 0 && s->versions[c][0] ? s->versions[c] : NULL;
+}
+
 const char *ldx_scanner_version(const ldx_scanner *s, const char *component)
 {
-    int c = ldxi_component_find(component, strlen(component));
-    return c >= 0 && s->versions[c][0] ? s->versions[c] : NULL;
+    return ldxi_scanner_version_at(s, ldxi_component_find(component, strlen(component)));
 }
