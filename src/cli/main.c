@@ -4,6 +4,17 @@
 
 #include "cli.h"
 
+/* Runs a command; named means the first argument is its name, not one of its own. */
+static int command(int (*fn)(cli_opts *), cli_opts *o, bool named)
+{
+    o->args += named;
+    o->nargs -= named;
+    int rc = fn(o);
+    o->args -= named;
+    o->nargs += named;
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     /* A closed pipe (logdx big.log | head) must end quietly, not with SIGPIPE noise. */
@@ -14,45 +25,26 @@ int main(int argc, char **argv)
         cli_free(&o);
         return rc;
     }
-    if (o.nargs && !strcmp(o.args[0], "help-man")) {
+    const char *sub = o.nargs ? o.args[0] : "";
+    if (!strcmp(sub, "help-man")) {
         /* hidden: the build writes logdx.1 with it, from the table --help prints */
         FILE *fp = o.nargs > 1 ? fopen(o.args[1], "w") : stdout;
         rc = fp && cli_usage_man(fp) == 0 ? EXIT_CLEAN : EXIT_ERROR;
         if (fp && fp != stdout && fclose(fp) != 0) rc = EXIT_ERROR;
         if (!fp) perror("logdx: help-man");
-    } else if (o.nargs && !strcmp(o.args[0], "run")) {
-        o.args++;
-        o.nargs--;
-        rc = cmd_run(&o);
-        o.args--;
-    } else if (o.follow && o.nargs && (!strcmp(o.args[0], "explain") || !strcmp(o.args[0], "rules"))) {
-        fprintf(stderr, "logdx: --follow watches a log; it does not go with %s\n", o.args[0]);
+    } else if (!strcmp(sub, "run")) {
+        rc = command(cmd_run, &o, true);
+    } else if (o.follow && (!strcmp(sub, "explain") || !strcmp(sub, "rules"))) {
+        fprintf(stderr, "logdx: --follow watches a log; it does not go with %s\n", sub);
         rc = EXIT_ERROR;
     } else if (o.follow) {
-        bool sub = o.nargs && !strcmp(o.args[0], "scan");
-        o.args += sub;
-        o.nargs -= sub;
-        rc = cmd_follow(&o);
-        o.args -= sub;
-    } else if (o.nargs && !strcmp(o.args[0], "explain")) {
-        o.args++;
-        o.nargs--;
-        rc = cmd_explain(&o);
-        o.args--;
-    } else if (o.nargs && !strcmp(o.args[0], "rules")) {
-        o.args++;
-        o.nargs--;
-        rc = cmd_rules(&o);
-        o.args--;
+        rc = command(cmd_follow, &o, !strcmp(sub, "scan"));
+    } else if (!strcmp(sub, "explain")) {
+        rc = command(cmd_explain, &o, true);
+    } else if (!strcmp(sub, "rules")) {
+        rc = command(cmd_rules, &o, true);
     } else {
-        if (o.nargs && !strcmp(o.args[0], "scan")) {
-            o.args++;
-            o.nargs--;
-            rc = cmd_scan(&o);
-            o.args--;
-        } else {
-            rc = cmd_scan(&o);
-        }
+        rc = command(cmd_scan, &o, !strcmp(sub, "scan"));
     }
     cli_free(&o);
     return rc;
