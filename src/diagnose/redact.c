@@ -87,6 +87,7 @@ static const char pattern[] =
 
 typedef struct {
     char *key;
+    size_t klen;
     kind k;
     char ph[24];
 } entry;
@@ -113,7 +114,7 @@ static ldx_status rehash(ldx_redactor *rd, size_t nslots)
     size_t *s = calloc(nslots, sizeof(*s));
     if (!s) return LDX_ENOMEM;
     for (size_t i = 0; i < rd->n; i++) {
-        size_t h = hash(rd->v[i].k, rd->v[i].key, strlen(rd->v[i].key)) & (nslots - 1);
+        size_t h = hash(rd->v[i].k, rd->v[i].key, rd->v[i].klen) & (nslots - 1);
         while (s[h]) h = (h + 1) & (nslots - 1);
         s[h] = i + 1;
     }
@@ -179,10 +180,10 @@ static const char *placeholder(ldx_redactor *rd, kind k, const char *s, size_t l
     size_t h = hash(k, s, len) & (rd->nslots - 1);
     while (rd->slots[h]) {
         entry *e = &rd->v[rd->slots[h] - 1];
-        if (e->k == k && strlen(e->key) == len && !memcmp(e->key, s, len)) return e->ph;
+        if (e->k == k && e->klen == len && !memcmp(e->key, s, len)) return e->ph;
         h = (h + 1) & (rd->nslots - 1);
     }
-    entry e = {.k = k, .key = ldxi_strndup(s, len)};
+    entry e = {.k = k, .key = ldxi_strndup(s, len), .klen = len};
     if (!e.key) return NULL;
     snprintf(e.ph, sizeof e.ph, "%s-%u", kind_names[k], ++rd->count[k]);
     if (LDXI_PUSH(rd->v, rd->n, rd->cap, e) != LDX_OK) {
@@ -243,7 +244,7 @@ static ldx_status redact_known_hosts(ldx_redactor *rd, char **text)
 {
     for (size_t i = 0; i < rd->n; i++) {
         const entry *e = &rd->v[i];
-        size_t kl = strlen(e->key);
+        size_t kl = e->klen;
         if (e->k != K_HOST || kl < 3) continue;
         const char *t = *text, *p = strstr(t, e->key);
         if (!p) continue;
