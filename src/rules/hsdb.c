@@ -122,13 +122,17 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     const char **exprs = calloc(cap, sizeof(char *));
     unsigned *flags = calloc(cap, sizeof(unsigned));
     unsigned *ids = calloc(cap, sizeof(unsigned));
-    bool ok = exprs && flags && ids;
+    char **forms = calloc(n ? n : 1, sizeof(char *));
+    bool ok = exprs && flags && ids && forms;
+    for (size_t x = 0; ok && x < n; x++)
+        forms[x] = ldxi_prefilter_form(
+            rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig].pattern);
     hs_database_t *db = NULL;
     for (int attempt = 0; ok && attempt < 256; attempt++) {
         size_t m = 0;
         for (size_t x = 0; x < n; x++) {
             const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
-            exprs[m] = si->pattern;
+            exprs[m] = forms[x] ? forms[x] : si->pattern;
             flags[m] = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY |
                        (si->caseless ? HS_FLAG_CASELESS : 0);
             ids[m] = (unsigned)x;
@@ -151,6 +155,8 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
             for (uint32_t x = gs[missed]; x != LDXI_HS_IGNORE; x = h->same_next[x])
                 if (!add_always(h, x)) ok = false;
             memmove(gs + missed, gs + missed + 1, (n - (size_t)missed - 1) * sizeof(uint32_t));
+            free(forms[missed]);
+            memmove(forms + missed, forms + missed + 1, (n - (size_t)missed - 1) * sizeof(char *));
             n--;
             continue;
         }
@@ -169,8 +175,12 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         for (uint32_t y = gs[x]; y != LDXI_HS_IGNORE; y = h->same_next[y])
             if (!add_always(h, y)) ok = false;
         memmove(gs + x, gs + x + 1, (n - x - 1) * sizeof(uint32_t));
+        free(forms[x]);
+        memmove(forms + x, forms + x + 1, (n - x - 1) * sizeof(char *));
         n--;
     }
+    for (size_t x = 0; forms && x < n; x++) free(forms[x]);
+    free(forms);
     free(exprs);
     free(flags);
     free(ids);

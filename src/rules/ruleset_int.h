@@ -68,6 +68,9 @@ extern const size_t ldxi_builtin_taxonomy_count;
 
 /* The longest fixed string every match of the pattern must contain (an estimate). */
 size_t ldxi_pattern_literal(const char *pattern);
+/* A cheaper superset of a pattern for the prefilter (a part of it without the gaps
+ * around it), malloc'd; NULL when the pattern goes in whole. */
+char *ldxi_prefilter_form(const char *pattern);
 /* The index of the ']' that closes the character class opening at p[i] ('['), or n when
  * it is not closed; a leading ']' (or "^]") and escaped characters are the class's own. */
 size_t ldxi_re_class_end(const char *p, size_t n, size_t i);
