@@ -23,46 +23,72 @@ static int digits_at(const char *s, size_t n, size_t *i)
     return (int)v;
 }
 
-static int bracket_word(const char *s, size_t n, const char *word)
+/* The bracketed prefixes, most specific first: "[rank3]", "[default3]" (torchrun
+ * --tee), "[Rank 3]", "[RANK 3]". */
+static const struct {
+    const char *word;
+    size_t len;
+} bracket_words[] = {{"rank", 4}, {"default", 7}, {"Rank ", 5}, {"RANK ", 5}};
+#define NWORDS (sizeof bracket_words / sizeof *bracket_words)
+
+/* Where the next 'r' and the next 'R' are: each found once, so a line full of one of
+ * them is not searched again for the other. */
+typedef struct {
+    const char *s;
+    size_t n, lo, up; /* next 'r', next 'R' (n: none) */
+} r_cursor;
+
+static size_t find_from(const char *s, size_t n, size_t i, char c)
 {
-    size_t wl = strlen(word);
-    for (const char *b = memchr(s, '[', n); b; b = memchr(b + 1, '[', n - (size_t)(b + 1 - s))) {
-        size_t i = (size_t)(b - s);
-        if (i + wl + 2 > n) break;
-        if (memcmp(s + i + 1, word, wl) != 0) continue;
-        size_t k = i + 1 + wl;
-        int v = digits_at(s, n, &k);
-        if (v >= 0 && k < n && s[k] == ']') return v;
-    }
-    return -1;
+    const char *p = i < n ? memchr(s + i, c, n - i) : NULL;
+    return p ? (size_t)(p - s) : n;
+}
+
+/* The next 'r' or 'R' after the one returned last time (the first: from 0). */
+static size_t next_r(r_cursor *c, size_t after)
+{
+    if (c->lo <= after) c->lo = find_from(c->s, c->n, after + 1, 'r');
+    if (c->up <= after) c->up = find_from(c->s, c->n, after + 1, 'R');
+    return c->lo < c->up ? c->lo : c->up;
 }
 
 int ldx_line_rank(const char *s, size_t len)
 {
     size_t n = len < RANK_WINDOW ? len : RANK_WINDOW;
-    int r;
-    if ((r = bracket_word(s, n, "rank")) >= 0) return r;
-    if ((r = bracket_word(s, n, "default")) >= 0) return r;
-    if ((r = bracket_word(s, n, "Rank ")) >= 0) return r;
-    if ((r = bracket_word(s, n, "RANK ")) >= 0) return r;
+    /* one pass over the '['s: the first value of each bracketed form, then the most
+     * specific form that has one wins */
+    int word[NWORDS] = {-1, -1, -1, -1}, nccl = -1;
     for (const char *b = memchr(s, '[', n); b && b + 1 < s + n;
          b = memchr(b + 1, '[', n - (size_t)(b + 1 - s))) {
         size_t i = (size_t)(b - s);
+        for (size_t w = 0; w < NWORDS; w++) {
+            size_t wl = bracket_words[w].len;
+            if (word[w] >= 0 || i + wl + 2 > n || memcmp(s + i + 1, bracket_words[w].word, wl) != 0)
+                continue;
+            size_t k = i + 1 + wl;
+            int v = digits_at(s, n, &k);
+            if (v >= 0 && k < n && s[k] == ']') word[w] = v;
+        }
+        if (nccl >= 0) continue;
         size_t k = i + 1;
         int a = digits_at(s, n, &k);
         if (a < 0 || k >= n) continue;
         /* NCCL: "host:pid:tid [3] NCCL INFO ..." */
-        if (s[k] == ']' && k + 6 <= n && memcmp(s + k + 1, " NCCL", 5) == 0) return a;
+        if (s[k] == ']' && k + 6 <= n && memcmp(s + k + 1, " NCCL", 5) == 0) nccl = a;
         /* Open MPI --tag-output: "[job,rank]<stdout>:" */
         if (s[k] == ',') {
             k++;
             int r2 = digits_at(s, n, &k);
-            if (r2 >= 0 && k + 1 < n && s[k] == ']' && s[k + 1] == '<') return r2;
+            if (r2 >= 0 && k + 1 < n && s[k] == ']' && s[k + 1] == '<') nccl = r2;
         }
     }
+    for (size_t w = 0; w < NWORDS; w++)
+        if (word[w] >= 0) return word[w];
+    if (nccl >= 0) return nccl;
     /* free text: "rank 3", "Rank: 3", "rank=3", "local_rank: 3", "RANK=3" */
-    for (size_t i = 0; i + 5 <= n; i++) {
-        if ((s[i] | 0x20) != 'r' || strncasecmp(s + i, "rank", 4) != 0) continue;
+    r_cursor rc = {s, n, find_from(s, n, 0, 'r'), find_from(s, n, 0, 'R')};
+    for (size_t i = rc.lo < rc.up ? rc.lo : rc.up; i + 5 <= n; i = next_r(&rc, i)) {
+        if (strncasecmp(s + i, "rank", 4) != 0) continue;
         if (i > 0 && isalpha((unsigned char)s[i - 1])) continue;
         size_t k = i + 4;
         while (k < n && (s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '#')) k++;
