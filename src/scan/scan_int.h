@@ -82,6 +82,10 @@ typedef struct {
     size_t nbl, blcap;
     ldxi_phit *ph;
     size_t nph, phcap;
+    ldxi_phit *ph2;      /* room to sort ph into */
+    size_t ph2cap;
+    uint32_t *lend;      /* per line: where its hits end in the sorted list */
+    size_t lendcap;
     uint32_t *last;      /* per signal: batch line + 1 of its last hit */
     bool failed;         /* out of memory collecting hits: confirm every line */
 } ldxi_batch;
