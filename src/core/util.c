@@ -71,6 +71,17 @@ void ldxi_arena_destroy(ldx_arena *a)
     free(a);
 }
 
+void ldxi_arena_reset(ldx_arena *a)
+{
+    if (!a->head) return;
+    for (chunk *c = a->head->next, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    a->head->next = NULL;
+    a->head->used = 0;
+}
+
 void *ldxi_arena_alloc(ldx_arena *a, size_t n)
 {
     n = (n + 15) & ~(size_t)15;

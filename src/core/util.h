@@ -25,6 +25,8 @@ char *ldxi_asprintf(const char *fmt, ...)
 typedef struct ldx_arena ldx_arena;
 ldx_status ldxi_arena_create(ldx_arena **out);
 void ldxi_arena_destroy(ldx_arena *a);
+/* Frees everything allocated so far, keeping the newest chunk for what comes next. */
+void ldxi_arena_reset(ldx_arena *a);
 void *ldxi_arena_alloc(ldx_arena *a, size_t n);
 char *ldxi_arena_strdup(ldx_arena *a, const char *s);
 char *ldxi_arena_strndup(ldx_arena *a, const char *s, size_t n);

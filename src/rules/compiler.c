@@ -14,6 +14,7 @@
 struct ldx_compiler {
     ldx_msgs *msgs;
     ldx_arena *arena;
+    ldx_arena *tree; /* one file's YAML tree: what the rule keeps is copied out of it */
     ldxi_rule **rules;
     size_t n, cap;
     int failed; /* some rule was left out */
@@ -23,7 +24,8 @@ ldx_status ldx_compiler_create(ldx_compiler **out, ldx_msgs *msgs)
 {
     ldx_compiler *c = calloc(1, sizeof(*c));
     if (!c) return LDX_ENOMEM;
-    if (ldxi_arena_create(&c->arena) != LDX_OK) {
+    if (ldxi_arena_create(&c->arena) != LDX_OK || ldxi_arena_create(&c->tree) != LDX_OK) {
+        ldxi_arena_destroy(c->arena);
         free(c);
         return LDX_ENOMEM;
     }
@@ -38,6 +40,7 @@ void ldx_compiler_destroy(ldx_compiler *c)
     for (size_t i = 0; i < c->n; i++) ldxi_rule_free(c->rules[i]);
     free(c->rules);
     ldxi_arena_destroy(c->arena);
+    ldxi_arena_destroy(c->tree);
     free(c);
 }
 
@@ -45,7 +48,10 @@ static ldx_status add_buffer(ldx_compiler *c, const char *name, const char *cano
                              const char *data, size_t len, bool builtin)
 {
     ldxi_ynode *root;
-    ldx_status st = ldxi_yaml_parse(data, len, name, c->arena, &root, c->msgs);
+    /* the tree's memory is reused file after file: fewer fresh pages to fault in, which
+     * was a quarter of start-up */
+    ldxi_arena_reset(c->tree);
+    ldx_status st = ldxi_yaml_parse(data, len, name, c->tree, &root, c->msgs);
     if (st != LDX_OK) {
         c->failed = 1;
         return st == LDX_ENOMEM ? st : LDX_ERULE;

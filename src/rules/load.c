@@ -109,7 +109,7 @@ static const char *scalar(ctx *c, const ldxi_ynode *map, const char *key, int re
         error_at(c, n, "'%s' is empty", key);
         return NULL;
     }
-    return n->str;
+    return ldxi_arena_strndup(c->arena, n->str, n->len);
 }
 
 /* Drops the trailing newline that block scalars carry. */
@@ -340,7 +340,7 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
     for (size_t i = 0; i < n; i++) {
         const ldxi_ynode *k = sigs->items[2 * i], *v = sigs->items[2 * i + 1];
         ldx_signal_info *s = &si[i];
-        s->name = k->kind == LDXI_YSCALAR ? k->str : "?";
+        s->name = k->kind == LDXI_YSCALAR ? ldxi_arena_strndup(c->arena, k->str, k->len) : "?";
         s->weight = 1.0;
         s->line = k->line;
         s->col = k->col;
@@ -509,7 +509,7 @@ static void load_causes(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
         const ldxi_ynode *it = n->items[i];
         ldxi_cause cs = {.order = LDXI_ORDER_AUTO};
         if (it->kind == LDXI_YSCALAR && *it->str) {
-            cs.name = it->str;
+            cs.name = ldxi_arena_strndup(c->arena, it->str, it->len);
         } else if (it->kind == LDXI_YMAP) {
             check_keys(c, it, cause_keys, "caused_by");
             cs.name = scalar(c, it, "cause", 1);
