@@ -26,10 +26,11 @@ void ldx_scanner_reset(ldx_scanner *s);
  * and ldx_analyze() call). */
 ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line);
 void ldx_scanner_flush(ldx_scanner *s);
-/* Two threads for one input: the prefilter of a batch runs on a worker while this
- * thread reads the next batch and confirms the previous one. Results are identical;
- * a no-op where the prefilter engine is not in use. */
-ldx_status ldx_scanner_set_pipeline(ldx_scanner *s, bool on);
+/* Threads for one input: batches of lines are matched (prefilter and PCRE2) by n
+ * worker threads side by side while this thread reads on, and applied here in input
+ * order. Results are identical for any n; a no-op for n < 2 or where the prefilter
+ * engine is not in use. */
+ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n);
 
 /* Profiling (`logdx rules profile`): with it on, every PCRE2 run is timed. The cost of
  * a rule on what was scanned: PCRE2 runs, matches, nanoseconds (sampled when off). */

@@ -271,9 +271,9 @@ static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
             st = LDX_ENOMEM;
             break;
         }
-        /* fewer inputs than threads: spend the spare ones inside each input, running the
-         * prefilter of one batch while the previous one is confirmed */
-        if ((size_t)jobs >= 2 * nw) ldx_scanner_set_pipeline(ws[started].scanner, true);
+        /* fewer inputs than threads: spend the spare ones inside each input, matching
+         * its batches side by side */
+        if ((size_t)jobs >= 2 * nw) ldx_scanner_set_threads(ws[started].scanner, jobs / (int)nw);
         if (pthread_create(&ws[started].thread, NULL, worker_main, &ws[started]) != 0) {
             ldx_scanner_destroy(ws[started].scanner);
             if (started == 0) st = LDX_ENOMEM; /* with one or more, the rest still gets done */

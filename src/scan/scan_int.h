@@ -68,13 +68,27 @@ typedef struct {
 typedef struct {
     size_t off, len;     /* in the batch buffer */
     uint64_t lineno;
+    uint8_t hints;       /* LDXI_HINT_*: structure readers that want the line */
 } ldxi_bline;
+
+enum { LDXI_HINT_LAUNCHER = 1, LDXI_HINT_VERSIONS = 2 };
 
 typedef struct {
     uint32_t line, id;   /* a prefilter hit: batch line index, database id */
 } ldxi_phit;
 
-/* Lines queued for the prefilter, and what it found in them. */
+typedef struct {
+    uint32_t line, g;    /* a confirmed signal: batch line, signal index */
+    uint32_t co;         /* where its capture offsets start in the batch's co[] */
+} ldxi_match;
+
+/* What matching cost one rule: merged into the scanner by ldxi_scan_count(). */
+typedef struct {
+    uint64_t calls, matches, ns, limit_hits;
+    uint32_t limit_sig;
+} ldxi_rulecount;
+
+/* Lines queued for the prefilter, what it found in them, and what PCRE2 confirmed. */
 typedef struct {
     char *buf;
     size_t len, cap;
@@ -87,8 +101,31 @@ typedef struct {
     uint32_t *lend;      /* per line: where its hits end in the sorted list */
     size_t lendcap;
     uint32_t *last;      /* per signal: batch line + 1 of its last hit */
-    bool failed;         /* out of memory collecting hits: confirm every line */
+    bool failed;         /* out of memory collecting hits: every signal on every line */
+    ldxi_match *m;       /* the confirmed signals, in line then rule and signal order */
+    size_t nm, mcap;
+    size_t *co;          /* their capture offsets */
+    size_t nco, cocap;
+    ldxi_rulecount *rc;  /* per rule */
+    bool done;           /* matched (by a worker): ready to apply */
 } ldxi_batch;
+
+/* One matching thread: what it cannot share. */
+typedef struct {
+    struct ldx_scanner *s;
+    pthread_t thread;
+    void *scratch;           /* Vectorscan */
+    pcre2_match_data *md;
+    uint64_t nconfirm;
+} ldxi_worker;
+
+/* What the current line says about itself: its rank on its first hit, the rest of its
+ * structure only when evidence or a time window needs it. */
+typedef struct {
+    bool ranked, parsed;
+    int rank;
+    ldx_line_info li;
+} ldxi_linectx;
 
 struct ldx_scanner {
     const ldx_ruleset *rs;
@@ -109,25 +146,22 @@ struct ldx_scanner {
     uint64_t nconfirm;                   /* confirms so far, for sampling the clock */
     bool profile;                        /* time every confirm (rules profile) */
     uint64_t *rule_calls, *rule_matches; /* per rule: PCRE2 runs and matches */
-    /* the prefilter engine: lines are batched, scanned at once, confirmed by PCRE2 */
-    void *hs_scratch;
-    size_t *rule_base;                   /* first database id of each rule's signals */
-    ldxi_batch bt[2];                    /* two, so one can be scanned while one fills */
-    int cur;                             /* the batch being filled */
+    size_t *rule_base;                   /* first signal index of each rule */
     struct ldxi_pending {
         ldxi_sigstate *ss;               /* a state whose last hit awaits its copy */
         uint32_t ncaps;                  /* its signal's captures */
     } *pend;
     size_t npend, pendcap;
-    /* the pipeline (ldx_scanner_set_pipeline): a worker thread runs the prefilter on a
-     * full batch while this thread reads the next one and confirms the previous one */
-    bool pipe;
-    int inflight;                        /* the batch given to the worker, or -1 */
-    void *worker_scratch;
-    pthread_t worker;
+    /* the prefilter engine (batch.c): lines are batched, scanned at once, confirmed by
+     * PCRE2, on worker threads when there are any, and applied here in order */
+    ldxi_batch *bt;                      /* a ring of nbt */
+    int nbt;
+    uint64_t filled, claimed, applied;   /* batches handed on, taken by a worker, applied */
+    ldxi_worker own;                     /* this thread's, when it matches batches itself */
+    ldxi_worker *wk;
+    int nworkers;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int job, done;                       /* batch index for the worker / finished, or -1 */
+    pthread_cond_t work, done;
     bool quit;
 };
 
@@ -138,6 +172,27 @@ const char *ldxi_scanner_version_at(const ldx_scanner *s, int c);
 void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldx_line_info *li);
 /* Scans the lines queued for the prefilter; ldx_diagnose() calls it before reading. */
 void ldxi_scanner_flush(ldx_scanner *s);
+
+/* The scanner's steps, shared by the plain engine (scanner.c) and the batch one
+ * (batch.c). */
+void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
+bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
+                     pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm);
+void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
+void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co);
+void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
+                   uint64_t lineno, ldxi_linectx *lc, const size_t *co);
+void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
+                         bool launcher_hint, bool version_hint);
+void ldxi_scan_materialize(ldx_scanner *s);
+
+/* The batch engine (batch.c). */
+ldx_status ldxi_batch_init(ldx_scanner *s);
+void ldxi_batch_free(ldx_scanner *s);
+/* Forgets the lines queued and not yet applied (ldx_scanner_reset). */
+void ldxi_batch_discard(ldx_scanner *s);
+/* Queues a line; false if it could not (the caller scans it with the plain engine). */
+bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line);
 
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);
 const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t);

@@ -1,25 +1,20 @@
-/* The scanner: every signal pattern of every rule against each line (ANSI removed).
+/* The scanner: every signal pattern of every rule against each line (ANSI removed),
+ * and what the diagnosis reads afterwards (counts, evidence, numbers, sequences).
  *
- * Two engines record exactly the same things. The plain one runs every PCRE2 pattern
- * on every line. The prefilter one (when Vectorscan is built in) copies lines into a
- * batch, one per '\n' so that '^' and '$' mean what they mean per line, scans the
- * batch once for all patterns in prefilter mode (a superset of their matches), and
- * runs PCRE2 only for the (line, signal) pairs that hit, in the same rule and signal
- * order as the plain engine, so sequences and evidence come out identical. */
+ * Two engines record exactly the same things. The plain one (here) runs every PCRE2
+ * pattern on every line. The batch one (batch.c, when Vectorscan is built in) runs
+ * PCRE2 only where the prefilter hit, on worker threads if asked, and applies the
+ * matches here in the plain engine's line, rule and signal order, so sequences and
+ * evidence come out identical. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#ifdef LDX_HAVE_HS
-#include <hs/hs.h>
-#endif
 
 #include "scan_int.h"
-#include "../rules/hsdb.h"
 
-#define BATCH_BYTES ((size_t)256 << 10)
 /* Bounds on one match, so that one pathological pattern cannot stall a scan. */
 #define MATCH_LIMIT 2000000u
 #define DEPTH_LIMIT 20000u
@@ -48,7 +43,6 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     s->rule_off = calloc(rs->n ? rs->n : 1, sizeof(bool));
     s->rule_calls = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
     s->rule_matches = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
-    s->inflight = -1;
     if (!s->st || !s->rule_lines || !s->trk || !s->md || !s->clean || !s->mctx ||
         !s->limit_hits || !s->limit_sig || !s->rule_base || !s->rule_ns || !s->rule_off ||
         !s->rule_calls || !s->rule_matches) {
@@ -58,23 +52,10 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     pcre2_set_match_limit(s->mctx, MATCH_LIMIT);
     pcre2_set_depth_limit(s->mctx, DEPTH_LIMIT);
     pcre2_set_heap_limit(s->mctx, HEAP_LIMIT_KIB);
-#ifdef LDX_HAVE_HS
-    if (rs->hs) {
-        /* one scratch serves every part: each allocation grows it to fit */
-        for (int p = 0; p < rs->hs->nparts; p++)
-            if (hs_alloc_scratch(rs->hs->part[p].db, (hs_scratch_t **)&s->hs_scratch) != HS_SUCCESS) {
-                ldx_scanner_destroy(s);
-                return LDX_ENOMEM;
-            }
-        for (int b = 0; b < 2; b++) {
-            s->bt[b].last = calloc(rs->hs->nsig + LDXI_HS_NSPECIAL, sizeof(uint32_t));
-            if (!s->bt[b].last) {
-                ldx_scanner_destroy(s);
-                return LDX_ENOMEM;
-            }
-        }
+    if (rs->hs && ldxi_batch_init(s) != LDX_OK) {
+        ldx_scanner_destroy(s);
+        return LDX_ENOMEM;
     }
-#endif
     for (size_t i = 0; i < rs->n; i++) {
         size_t ns = rs->rules[i]->info.nsignals;
         s->rule_base[i + 1] = s->rule_base[i] + ns;
@@ -116,8 +97,7 @@ static void clear(ldx_scanner *s)
         }
     }
     s->lines = s->truncated = 0;
-    ldxi_scanner_flush(s);
-    for (int b = 0; b < 2; b++) s->bt[b].len = s->bt[b].nbl = s->bt[b].nph = 0;
+    ldxi_batch_discard(s);
     s->npend = 0;
     if (s->limit_hits) memset(s->limit_hits, 0, s->rs->n * sizeof(uint64_t));
     if (s->rule_ns) memset(s->rule_ns, 0, s->rs->n * sizeof(uint64_t));
@@ -152,28 +132,8 @@ void ldx_scanner_destroy(ldx_scanner *s)
     free(s->rule_calls);
     free(s->rule_matches);
     free(s->rule_base);
-    if (s->pipe) {
-        pthread_mutex_lock(&s->mu);
-        s->quit = true;
-        pthread_cond_broadcast(&s->cv);
-        pthread_mutex_unlock(&s->mu);
-        pthread_join(s->worker, NULL);
-        pthread_mutex_destroy(&s->mu);
-        pthread_cond_destroy(&s->cv);
-    }
-    for (int b = 0; b < 2; b++) {
-        free(s->bt[b].buf);
-        free(s->bt[b].bl);
-        free(s->bt[b].ph);
-        free(s->bt[b].ph2);
-        free(s->bt[b].lend);
-        free(s->bt[b].last);
-    }
+    ldxi_batch_free(s);
     free(s->pend);
-#ifdef LDX_HAVE_HS
-    if (s->hs_scratch) hs_free_scratch(s->hs_scratch);
-    if (s->worker_scratch) hs_free_scratch(s->worker_scratch);
-#endif
     free(s->rule_lines);
     pcre2_match_data_free(s->md);
     free(s->clean);
@@ -276,15 +236,7 @@ static void add_number(ldxi_numstat *ns, int rank, double v)
 }
 
 
-/* What the current line says about itself: its rank on its first hit, the rest of its
- * structure only when evidence or a time window needs it. */
-typedef struct {
-    bool ranked, parsed;
-    int rank;
-    ldx_line_info li;
-} line_ctx;
-
-static void need_rank(line_ctx *lc, const char *text, size_t len)
+static void need_rank(ldxi_linectx *lc, const char *text, size_t len)
 {
     if (!lc->ranked) {
         lc->rank = lc->parsed ? lc->li.rank : ldx_line_rank(text, len);
@@ -292,7 +244,7 @@ static void need_rank(line_ctx *lc, const char *text, size_t len)
     }
 }
 
-static void need_parse(line_ctx *lc, const char *text, size_t len)
+static void need_parse(ldxi_linectx *lc, const char *text, size_t len)
 {
     if (!lc->parsed) {
         if (lc->ranked) ldxi_line_parse_ranked(text, len, lc->rank, &lc->li);
@@ -319,7 +271,7 @@ static void fill_hit(ldxi_hit *h, const ldxi_sigc *sc, const char *text, size_t 
 /* Makes every pending last hit a copy of its own; the batch is about to be reused.
  * Signals that last hit the same line (the usual case without the prefilter, which
  * materializes after each line) share one parse of it. */
-static void materialize(ldx_scanner *s)
+void ldxi_scan_materialize(ldx_scanner *s)
 {
     const char *parsed = NULL;
     ldx_line_info li;
@@ -337,8 +289,23 @@ static void materialize(ldx_scanner *s)
     s->npend = 0;
 }
 
+/* The capture offsets of a signal's named captures after a match: 2 per capture,
+ * SIZE_MAX when it did not take part. */
+void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co)
+{
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    uint32_t npairs = pcre2_get_ovector_count(md);
+    for (size_t c = 0; c < sc->ncaps; c++) {
+        uint32_t g = (uint32_t)sc->capgroups[c];
+        bool set = g < npairs && ov[2 * g] != PCRE2_UNSET;
+        co[2 * c] = set ? ov[2 * g] : SIZE_MAX;
+        co[2 * c + 1] = set ? ov[2 * g + 1] : SIZE_MAX;
+    }
+}
+
 static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *ss,
-                   const char *text, size_t len, uint64_t lineno, line_ctx *lc)
+                   const char *text, size_t len, uint64_t lineno, ldxi_linectx *lc,
+                   const size_t *co)
 {
     const ldxi_sigc *sc = &r->sigs[k];
     need_rank(lc, text, len);
@@ -350,17 +317,6 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
             ss->rankbits[rank / 64] |= bit;
             ss->nranks++;
         }
-    }
-    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
-    uint32_t npairs = pcre2_get_ovector_count(s->md);
-    size_t capov[2 * 16];
-    size_t *co = sc->ncaps <= 16 ? capov : calloc(2 * sc->ncaps, sizeof(size_t));
-    if (sc->ncaps && !co) return;
-    for (size_t c = 0; c < sc->ncaps; c++) {
-        uint32_t g = (uint32_t)sc->capgroups[c];
-        bool set = g < npairs && ov[2 * g] != PCRE2_UNSET;
-        co[2 * c] = set ? ov[2 * g] : SIZE_MAX;
-        co[2 * c + 1] = set ? ov[2 * g + 1] : SIZE_MAX;
     }
     if (sc->ncaps) {
         if (!ss->nums) ss->nums = calloc(sc->ncaps, sizeof(ldxi_numstat));
@@ -402,7 +358,17 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
             if (sc->ncaps) memcpy(ss->pend_ov, co, 2 * sc->ncaps * sizeof(size_t));
         }
     }
-    if (co != capov) free(co);
+}
+
+void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
+                   uint64_t lineno, ldxi_linectx *lc, const size_t *co)
+{
+    const ldxi_rule *r = s->rs->rules[i];
+    record(s, r, k, &s->st[i][k], text, len, lineno, lc, co);
+    if (r->ntrackers) {
+        need_parse(lc, text, len);
+        track(s, r, i, k, lineno, &lc->li);
+    }
 }
 
 static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -423,331 +389,90 @@ static void jit_once(const ldxi_sigc *sc)
     pthread_mutex_unlock(&jit_lock);
 }
 
-/* One signal on one line: PCRE2 decides, within its limits. */
-static bool confirm(ldx_scanner *s, const ldxi_rule *r, size_t i, size_t k, const char *text,
-                    size_t len)
+/* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
+ * go to rc, and ldxi_scan_count() adds them to the scanner. */
+bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
+                     pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm)
 {
-    if (s->rule_off[i]) return false;
-    jit_once(&r->sigs[k]);
-    bool timed = s->profile || (s->nconfirm++ % CLOCK_SAMPLE) == 0;
-    s->rule_calls[i]++;
+    const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
+    jit_once(sc);
+    bool timed = s->profile || ((*nconfirm)++ % CLOCK_SAMPLE) == 0;
+    rc->calls++;
     struct timespec t0, t1;
     if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
-    int rc = pcre2_match(r->sigs[k].code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx);
+    int r = pcre2_match(sc->code, (PCRE2_SPTR)text, len, 0, 0, md, s->mctx);
     if (timed) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
                       (uint64_t)(t1.tv_nsec - t0.tv_nsec);
-        s->rule_ns[i] += s->profile ? ns : ns * CLOCK_SAMPLE;
-        if (s->rule_ns[i] > RULE_BUDGET_NS && !s->profile) s->rule_off[i] = true;
+        rc->ns += s->profile ? ns : ns * CLOCK_SAMPLE;
     }
-    if (rc >= 0) {
-        s->rule_matches[i]++;
+    if (r >= 0) {
+        rc->matches++;
         return true;
     }
-    if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
-        rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT) {
-        s->limit_hits[i]++;
-        s->limit_sig[i] = (uint32_t)k;
+    if (r == PCRE2_ERROR_MATCHLIMIT || r == PCRE2_ERROR_DEPTHLIMIT ||
+        r == PCRE2_ERROR_HEAPLIMIT || r == PCRE2_ERROR_JIT_STACKLIMIT) {
+        rc->limit_hits++;
+        rc->limit_sig = (uint32_t)k;
     }
     return false;
 }
 
+void ldxi_scan_count(ldx_scanner *s, size_t i, const ldxi_rulecount *rc)
+{
+    s->rule_calls[i] += rc->calls;
+    s->rule_matches[i] += rc->matches;
+    s->rule_ns[i] += rc->ns;
+    if (rc->limit_hits) {
+        s->limit_hits[i] += rc->limit_hits;
+        s->limit_sig[i] = rc->limit_sig;
+    }
+    /* a rule over its time budget is switched off for the rest of the input; threads
+     * matching other batches see it soon after */
+    if (s->rule_ns[i] > RULE_BUDGET_NS && !s->profile)
+        __atomic_store_n(&s->rule_off[i], true, __ATOMIC_RELAXED);
+}
+
 /* The structure readers see every line they may care about. */
-static void structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
-                      bool launcher_hint, bool version_hint)
+void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
+                         bool launcher_hint, bool version_hint)
 {
     if (s->launcher.state || launcher_hint) ldxi_launcher_feed(&s->launcher, text, len, lineno);
     if (version_hint) ldxi_versions_feed(s, text, len);
 }
 
 /* The plain engine: every pattern on the line. */
-static void scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno)
+void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno)
 {
-    line_ctx lc = {.parsed = false};
+    ldxi_linectx lc = {.parsed = false};
     /* cheap tests first: the summary's lines all have a ':', banners a '.' */
-    structure(s, text, len, lineno, memchr(text, ':', len) != NULL, true);
+    ldxi_scan_structure(s, text, len, lineno, memchr(text, ':', len) != NULL, true);
+    size_t cap[2 * 16], *co = cap, capn = 16;
     for (size_t i = 0; i < s->rs->n; i++) {
         const ldxi_rule *r = s->rs->rules[i];
         bool hit = false;
-        for (size_t k = 0; k < r->info.nsignals; k++) {
-            if (!confirm(s, r, i, k, text, len)) continue;
-            record(s, r, k, &s->st[i][k], text, len, lineno, &lc);
-            if (r->ntrackers) {
-                need_parse(&lc, text, len);
-                track(s, r, i, k, lineno, &lc.li);
+        for (size_t k = 0; k < r->info.nsignals && !s->rule_off[i]; k++) {
+            ldxi_rulecount rc = {0};
+            bool m = ldxi_scan_match(s, i, k, text, len, s->md, &rc, &s->nconfirm);
+            ldxi_scan_count(s, i, &rc);
+            if (!m) continue;
+            size_t nc = r->sigs[k].ncaps;
+            if (nc > capn) {
+                size_t *big = malloc(2 * nc * sizeof(size_t));
+                if (!big) continue;
+                if (co != cap) free(co);
+                co = big;
+                capn = nc;
             }
+            ldxi_scan_caps(&r->sigs[k], s->md, co);
+            ldxi_scan_hit(s, i, k, text, len, lineno, &lc, co);
             hit = true;
         }
         s->rule_lines[i] += hit;
     }
-    materialize(s);
-}
-
-#ifdef LDX_HAVE_HS
-typedef struct {
-    const ldxi_hsdb *h;
-    ldxi_batch *b;
-    const ldxi_hspart *part;
-    size_t cursor;   /* the batch line of the previous match */
-} hit_ctx;
-
-static int on_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
-                  void *vctx)
-{
-    (void)from;
-    (void)flags;
-    hit_ctx *hc = vctx;
-    ldxi_batch *b = hc->b;
-    uint32_t g = hc->part->map[id]; /* a signal of the ruleset, or a special */
-    if (g == LDXI_HS_IGNORE) return 0;
-    /* the line holding the match's last byte; bl[] is sorted by offset. Matches come
-     * mostly in order of their end, so walk on from the last line found; jump by binary
-     * search when one does not */
-    size_t end = to ? (size_t)to - 1 : 0, lo = hc->cursor;
-    if (b->bl[lo].off <= end)
-        while (lo + 1 < b->nbl && b->bl[lo + 1].off <= end && lo - hc->cursor < 8) lo++;
-    if (b->bl[lo].off > end || (lo + 1 < b->nbl && b->bl[lo + 1].off <= end)) {
-        size_t x = 0, y = b->nbl;
-        while (y - x > 1) {
-            size_t mid = (x + y) / 2;
-            if (b->bl[mid].off <= end) x = mid;
-            else y = mid;
-        }
-        lo = x;
-    }
-    hc->cursor = lo;
-    /* one entry per (line, signal), however many matches end on the line: this keeps the
-     * hit list bounded by lines x patterns, not by bytes; the entry stands for every
-     * signal with this pattern */
-    const ldxi_hsdb *h = hc->h;
-    for (; g != LDXI_HS_IGNORE; g = g < h->nsig ? h->same_next[g] : LDXI_HS_IGNORE) {
-        if (b->last[g] == lo + 1) continue;
-        b->last[g] = (uint32_t)lo + 1;
-        if (ldxi_grow((void **)&b->ph, &b->phcap, b->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
-            b->failed = true;
-            return 1; /* stop: every line will be confirmed instead */
-        }
-        b->ph[b->nph++] = (ldxi_phit){(uint32_t)lo, g};
-    }
-    return 0;
-}
-
-/* Puts the hits in (line, signal) order, once each. They arrive in match order: by
- * line mostly, not quite (engines report late), and by signal not at all. A counting
- * sort by line and an insertion sort of each line's few signals are linear; qsort
- * was a tenth of the whole scan. False when out of memory (the hits stay unsorted). */
-static bool sort_hits(ldxi_batch *b)
-{
-    if (ldxi_grow((void **)&b->ph2, &b->ph2cap, b->nph, sizeof(ldxi_phit)) != LDX_OK ||
-        ldxi_grow((void **)&b->lend, &b->lendcap, b->nbl + 1, sizeof(uint32_t)) != LDX_OK)
-        return false;
-    uint32_t *pos = b->lend;
-    memset(pos, 0, (b->nbl + 1) * sizeof(uint32_t));
-    for (size_t i = 0; i < b->nph; i++) pos[b->ph[i].line + 1]++;
-    for (size_t l = 1; l <= b->nbl; l++) pos[l] += pos[l - 1];
-    for (size_t i = 0; i < b->nph; i++) b->ph2[pos[b->ph[i].line]++] = b->ph[i];
-    /* pos[l] is now where line l's hits end */
-    size_t w = 0, from = 0;
-    for (size_t l = 0; l < b->nbl; l++) {
-        size_t to = pos[l], first = w;
-        for (size_t r = from; r < to; r++) {
-            ldxi_phit h = b->ph2[r];
-            size_t j = w;
-            while (j > first && b->ph[j - 1].id > h.id) j--;
-            if (j > first && b->ph[j - 1].id == h.id) continue; /* seen on this line */
-            memmove(&b->ph[j + 1], &b->ph[j], (w - j) * sizeof(ldxi_phit));
-            b->ph[j] = h;
-            w++;
-        }
-        from = to;
-    }
-    b->nph = w;
-    return true;
-}
-
-static int phit_cmp(const void *a, const void *b)
-{
-    const ldxi_phit *x = a, *y = b;
-    if (x->line != y->line) return x->line < y->line ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* The prefilter over one batch: which (line, signal) pairs PCRE2 must look at. Runs on
- * the worker thread in the pipeline, so it touches nothing but the batch. */
-static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
-{
-    b->nph = 0;
-    b->failed = false;
-    memset(b->last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
-    for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
-        hit_ctx hc = {h, b, &h->part[pi], 0};
-        hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
-    }
-    if (b->nph > 1 && !sort_hits(b)) {
-        qsort(b->ph, b->nph, sizeof(ldxi_phit), phit_cmp);
-        size_t w = 1;
-        for (size_t r = 1; r < b->nph; r++)
-            if (b->ph[r].line != b->ph[w - 1].line || b->ph[r].id != b->ph[w - 1].id)
-                b->ph[w++] = b->ph[r];
-        b->nph = w;
-    }
-}
-
-/* PCRE2 on the hits of a prefiltered batch, line by line, in the plain engine's order. */
-static void confirm_batch(ldx_scanner *s, ldxi_batch *b)
-{
-    const ldxi_hsdb *h = s->rs->hs;
-    size_t p = 0;
-    for (size_t l = 0; l < b->nbl; l++) {
-        const char *text = b->buf + b->bl[l].off;
-        size_t len = b->bl[l].len;
-        uint64_t lineno = b->bl[l].lineno;
-        /* this line's hits, as signal indices (rule-major order), then the always list */
-        size_t p0 = p;
-        bool launcher = false, versions = false;
-        while (p < b->nph && b->ph[p].line == l) {
-            uint32_t id = b->ph[p].id;
-            if (id == h->nsig + LDXI_HS_LAUNCHER) launcher = true;
-            if (id == h->nsig + LDXI_HS_VERSIONS) versions = true;
-            p++;
-        }
-        if (b->failed) {
-            /* could not keep the hits: fall back to every pattern on every line */
-            scan_plain(s, text, len, lineno);
-            continue;
-        }
-        structure(s, text, len, lineno, launcher, versions);
-        if (p == p0 && !h->nalways) continue;
-        line_ctx lc = {.parsed = false};
-        size_t a = 0, q = p0;
-        long cur_rule = -1;
-        bool hit = false;
-        for (;;) {
-            /* next candidate in (rule, signal) order from the two sorted lists */
-            size_t gq = SIZE_MAX, ga = SIZE_MAX;
-            while (q < p && b->ph[q].id >= h->nsig) q++;
-            if (q < p) gq = b->ph[q].id;
-            if (a < h->nalways) ga = h->always[a];
-            if (gq == SIZE_MAX && ga == SIZE_MAX) break;
-            size_t g;
-            if (gq <= ga) {
-                g = gq;
-                q++;
-                if (gq == ga) a++;
-            } else {
-                g = ga;
-                a++;
-            }
-            ldxi_sigref ref = h->refs[g];
-            if ((long)ref.rule != cur_rule) {
-                if (cur_rule >= 0) s->rule_lines[cur_rule] += hit;
-                cur_rule = ref.rule;
-                hit = false;
-            }
-            const ldxi_rule *r = s->rs->rules[ref.rule];
-            if (!confirm(s, r, ref.rule, ref.sig, text, len)) continue;
-            record(s, r, ref.sig, &s->st[ref.rule][ref.sig], text, len, lineno, &lc);
-            if (r->ntrackers) {
-                need_parse(&lc, text, len);
-                track(s, r, ref.rule, ref.sig, lineno, &lc.li);
-            }
-            hit = true;
-        }
-        if (cur_rule >= 0) s->rule_lines[cur_rule] += hit;
-    }
-    materialize(s);
-    b->nbl = b->len = b->nph = 0;
-}
-
-static void *worker_main(void *arg)
-{
-    ldx_scanner *s = arg;
-    pthread_mutex_lock(&s->mu);
-    for (;;) {
-        while (s->job < 0 && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
-        if (s->quit) break;
-        int j = s->job;
-        s->job = -1;
-        pthread_mutex_unlock(&s->mu);
-        prefilter(s->rs->hs, &s->bt[j], s->worker_scratch);
-        pthread_mutex_lock(&s->mu);
-        s->done = j;
-        pthread_cond_broadcast(&s->cv);
-    }
-    pthread_mutex_unlock(&s->mu);
-    return NULL;
-}
-
-/* Waits for the batch on the worker and confirms it. */
-static void finish_inflight(ldx_scanner *s)
-{
-    if (s->inflight < 0) return;
-    pthread_mutex_lock(&s->mu);
-    while (s->done != s->inflight) pthread_cond_wait(&s->cv, &s->mu);
-    s->done = -1;
-    pthread_mutex_unlock(&s->mu);
-    int j = s->inflight;
-    s->inflight = -1;
-    confirm_batch(s, &s->bt[j]);
-}
-
-/* The batch being filled is full (or the input ended): prefilter and confirm it, or in
- * the pipeline, hand it to the worker and confirm the one before it. */
-static void batch_full(ldx_scanner *s)
-{
-    ldxi_batch *b = &s->bt[s->cur];
-    if (!b->nbl) return;
-    if (!s->pipe) {
-        prefilter(s->rs->hs, b, s->hs_scratch);
-        confirm_batch(s, b);
-        return;
-    }
-    finish_inflight(s);
-    pthread_mutex_lock(&s->mu);
-    s->job = s->cur;
-    pthread_cond_broadcast(&s->cv);
-    pthread_mutex_unlock(&s->mu);
-    s->inflight = s->cur;
-    s->cur ^= 1;
-}
-#endif
-
-void ldxi_scanner_flush(ldx_scanner *s)
-{
-#ifdef LDX_HAVE_HS
-    if (!s->rs->hs) return;
-    finish_inflight(s);
-    ldxi_batch *b = &s->bt[s->cur];
-    if (!b->nbl) return;
-    prefilter(s->rs->hs, b, s->hs_scratch);
-    confirm_batch(s, b);
-#else
-    (void)s;
-#endif
-}
-
-ldx_status ldx_scanner_set_pipeline(ldx_scanner *s, bool on)
-{
-#ifdef LDX_HAVE_HS
-    if (!on || s->pipe || !s->rs->hs) return LDX_OK;
-    if (hs_clone_scratch(s->hs_scratch, (hs_scratch_t **)&s->worker_scratch) != HS_SUCCESS)
-        return LDX_ENOMEM;
-    pthread_mutex_init(&s->mu, NULL);
-    pthread_cond_init(&s->cv, NULL);
-    s->job = s->done = -1;
-    s->quit = false;
-    if (pthread_create(&s->worker, NULL, worker_main, s) != 0) {
-        pthread_mutex_destroy(&s->mu);
-        pthread_cond_destroy(&s->cv);
-        return LDX_ENOMEM;
-    }
-    s->pipe = true;
-#else
-    (void)s;
-    (void)on;
-#endif
-    return LDX_OK;
+    if (co != cap) free(co);
+    ldxi_scan_materialize(s);
 }
 
 void ldx_scanner_flush(ldx_scanner *s) { ldxi_scanner_flush(s); }
@@ -765,37 +490,14 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
 {
     s->lines++;
     if (line->truncated) s->truncated++;
+    if (s->rs->hs && ldxi_batch_line(s, line)) return LDX_OK;
     size_t len = line->len;
     const char *text = line->text;
-    bool ansi = memchr(text, 0x1b, len) != NULL;
-    if (!s->rs->hs) {
-        if (ansi) {
-            len = ldx_strip_ansi(text, len, s->clean);
-            text = s->clean;
-        }
-        scan_plain(s, text, len, line->lineno);
-        return LDX_OK;
+    if (memchr(text, 0x1b, len)) {
+        len = ldx_strip_ansi(text, len, s->clean);
+        text = s->clean;
     }
-#ifdef LDX_HAVE_HS
-    /* queue the line (without its escapes) for the prefilter */
-    ldxi_batch *b = &s->bt[s->cur];
-    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + len + 1, 1) != LDX_OK ||
-        ldxi_grow((void **)&b->bl, &b->blcap, b->nbl + 1, sizeof(ldxi_bline)) != LDX_OK) {
-        ldxi_scanner_flush(s);
-        if (ansi) {
-            len = ldx_strip_ansi(text, len, s->clean);
-            text = s->clean;
-        }
-        scan_plain(s, text, len, line->lineno);
-        return LDX_OK;
-    }
-    char *dst = b->buf + b->len;
-    size_t n = ansi ? ldx_strip_ansi(text, len, dst) : (memcpy(dst, text, len), len);
-    dst[n] = '\n';
-    b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno};
-    b->len += n + 1;
-    if (b->len >= BATCH_BYTES) batch_full(s);
-#endif
+    ldxi_scan_plain(s, text, len, line->lineno);
     return LDX_OK;
 }
 

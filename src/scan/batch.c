@@ -1,0 +1,451 @@
+/* The batch engine: the prefilter in front of PCRE2, and the threads that share one
+ * input.
+ *
+ * Lines are copied into a batch (ANSI escapes removed), one per '\n' so that '^' and
+ * '$' mean what they mean per line. A full batch is matched: Vectorscan scans it once
+ * for every pattern (a superset of their matches), and PCRE2 runs only on the (line,
+ * signal) pairs that hit, keeping what matched and where its captures are. Matching
+ * touches nothing but the batch, so batches are matched by worker threads side by side
+ * (`-j` on one file); then each is applied to the scanner's state on the calling
+ * thread, strictly in input order, exactly as the plain engine would have recorded the
+ * lines one by one. Results do not depend on the number of threads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "scan_int.h"
+#include "../rules/hsdb.h"
+
+#ifdef LDX_HAVE_HS
+#include <hs/hs.h>
+
+#define BATCH_BYTES ((size_t)256 << 10)
+
+/* ---- the prefilter ---- */
+
+typedef struct {
+    const ldxi_hsdb *h;
+    ldxi_batch *b;
+    const ldxi_hspart *part;
+    size_t cursor; /* the batch line of the previous match */
+} hit_ctx;
+
+static int on_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
+                  void *vctx)
+{
+    (void)from;
+    (void)flags;
+    hit_ctx *hc = vctx;
+    ldxi_batch *b = hc->b;
+    uint32_t g = hc->part->map[id]; /* a signal of the ruleset, or a special */
+    if (g == LDXI_HS_IGNORE) return 0;
+    /* the line holding the match's last byte; bl[] is sorted by offset. Matches come
+     * mostly in order of their end, so walk on from the last line found; jump by binary
+     * search when one does not */
+    size_t end = to ? (size_t)to - 1 : 0, lo = hc->cursor;
+    if (b->bl[lo].off <= end)
+        while (lo + 1 < b->nbl && b->bl[lo + 1].off <= end && lo - hc->cursor < 8) lo++;
+    if (b->bl[lo].off > end || (lo + 1 < b->nbl && b->bl[lo + 1].off <= end)) {
+        size_t x = 0, y = b->nbl;
+        while (y - x > 1) {
+            size_t mid = (x + y) / 2;
+            if (b->bl[mid].off <= end) x = mid;
+            else y = mid;
+        }
+        lo = x;
+    }
+    hc->cursor = lo;
+    /* one entry per (line, signal), however many matches end on the line: this keeps the
+     * hit list bounded by lines x patterns, not by bytes; the entry stands for every
+     * signal with this pattern */
+    const ldxi_hsdb *h = hc->h;
+    for (; g != LDXI_HS_IGNORE; g = g < h->nsig ? h->same_next[g] : LDXI_HS_IGNORE) {
+        if (b->last[g] == lo + 1) continue;
+        b->last[g] = (uint32_t)lo + 1;
+        if (ldxi_grow((void **)&b->ph, &b->phcap, b->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
+            b->failed = true;
+            return 1; /* stop: every line will be confirmed instead */
+        }
+        b->ph[b->nph++] = (ldxi_phit){(uint32_t)lo, g};
+    }
+    return 0;
+}
+
+/* Puts the hits in (line, signal) order, once each. They arrive in match order: by
+ * line mostly, not quite (engines report late), and by signal not at all. A counting
+ * sort by line and an insertion sort of each line's few signals are linear; qsort
+ * was a tenth of the whole scan. */
+static bool sort_hits(ldxi_batch *b)
+{
+    if (ldxi_grow((void **)&b->ph2, &b->ph2cap, b->nph, sizeof(ldxi_phit)) != LDX_OK ||
+        ldxi_grow((void **)&b->lend, &b->lendcap, b->nbl + 1, sizeof(uint32_t)) != LDX_OK)
+        return false;
+    uint32_t *pos = b->lend;
+    memset(pos, 0, (b->nbl + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < b->nph; i++) pos[b->ph[i].line + 1]++;
+    for (size_t l = 1; l <= b->nbl; l++) pos[l] += pos[l - 1];
+    for (size_t i = 0; i < b->nph; i++) b->ph2[pos[b->ph[i].line]++] = b->ph[i];
+    /* pos[l] is now where line l's hits end */
+    size_t w = 0, from = 0;
+    for (size_t l = 0; l < b->nbl; l++) {
+        size_t to = pos[l], first = w;
+        for (size_t r = from; r < to; r++) {
+            ldxi_phit h = b->ph2[r];
+            size_t j = w;
+            while (j > first && b->ph[j - 1].id > h.id) j--;
+            if (j > first && b->ph[j - 1].id == h.id) continue; /* seen on this line */
+            memmove(&b->ph[j + 1], &b->ph[j], (w - j) * sizeof(ldxi_phit));
+            b->ph[j] = h;
+            w++;
+        }
+        from = to;
+    }
+    b->nph = w;
+    return true;
+}
+
+/* Which (line, signal) pairs PCRE2 must look at, sorted. */
+static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
+{
+    b->nph = 0;
+    b->failed = false;
+    memset(b->last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
+    for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
+        hit_ctx hc = {h, b, &h->part[pi], 0};
+        hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
+    }
+    if (b->nph > 1 && !b->failed && !sort_hits(b)) b->failed = true;
+}
+
+/* ---- matching: prefilter and PCRE2, on any thread ---- */
+
+static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc *sc,
+                       pcre2_match_data *md)
+{
+    if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK ||
+        ldxi_grow((void **)&b->co, &b->cocap, b->nco + 2 * sc->ncaps, sizeof(size_t)) != LDX_OK)
+        return false;
+    b->m[b->nm++] = (ldxi_match){line, g, (uint32_t)b->nco};
+    ldxi_scan_caps(sc, md, b->co + b->nco);
+    b->nco += 2 * sc->ncaps;
+    return true;
+}
+
+/* One candidate signal on one line. */
+static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t line,
+                       uint32_t g)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    ldxi_sigref ref = h->refs[g];
+    if (__atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED)) return;
+    const ldxi_bline *bl = &b->bl[line];
+    if (ldxi_scan_match(s, ref.rule, ref.sig, b->buf + bl->off, bl->len, w->md,
+                        &b->rc[ref.rule], &w->nconfirm) &&
+        !keep_match(b, line, g, &s->rs->rules[ref.rule]->sigs[ref.sig], w->md))
+        b->failed = true; /* out of memory: this batch is matched again line by line */
+}
+
+static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    memset(b->rc, 0, s->rs->n * sizeof(ldxi_rulecount));
+    b->nm = b->nco = 0;
+    prefilter(h, b, w->scratch);
+    if (b->failed) return; /* applied with the plain engine */
+    size_t p = 0;
+    for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
+        size_t p0 = p;
+        uint8_t hints = 0;
+        while (p < b->nph && b->ph[p].line == l) {
+            uint32_t id = b->ph[p].id;
+            if (id == h->nsig + LDXI_HS_LAUNCHER) hints |= LDXI_HINT_LAUNCHER;
+            if (id == h->nsig + LDXI_HS_VERSIONS) hints |= LDXI_HINT_VERSIONS;
+            p++;
+        }
+        b->bl[l].hints = hints;
+        /* the hits and the always list merged, in signal (rule-major) order */
+        size_t q = p0, a = 0;
+        for (;;) {
+            while (q < p && b->ph[q].id >= h->nsig) q++;
+            uint32_t gq = q < p ? b->ph[q].id : UINT32_MAX;
+            uint32_t ga = a < h->nalways ? h->always[a] : UINT32_MAX;
+            if (gq == UINT32_MAX && ga == UINT32_MAX) break;
+            uint32_t g = gq <= ga ? gq : ga;
+            if (gq == g) q++;
+            if (ga == g) a++;
+            try_signal(s, b, w, l, g);
+        }
+    }
+}
+
+/* ---- applying: on the scanner's thread, in input order ---- */
+
+static void apply_batch(ldx_scanner *s, ldxi_batch *b)
+{
+    if (b->failed) {
+        /* the hits could not be kept: every pattern on every line, as without a prefilter */
+        for (size_t l = 0; l < b->nbl; l++)
+            ldxi_scan_plain(s, b->buf + b->bl[l].off, b->bl[l].len, b->bl[l].lineno);
+    } else {
+        const ldxi_hsdb *h = s->rs->hs;
+        size_t mi = 0;
+        for (uint32_t l = 0; l < b->nbl; l++) {
+            const char *text = b->buf + b->bl[l].off;
+            size_t len = b->bl[l].len;
+            uint64_t lineno = b->bl[l].lineno;
+            ldxi_scan_structure(s, text, len, lineno, b->bl[l].hints & LDXI_HINT_LAUNCHER,
+                                b->bl[l].hints & LDXI_HINT_VERSIONS);
+            ldxi_linectx lc = {.parsed = false};
+            long cur = -1;
+            for (; mi < b->nm && b->m[mi].line == l; mi++) {
+                ldxi_sigref ref = h->refs[b->m[mi].g];
+                if ((long)ref.rule != cur) s->rule_lines[ref.rule]++; /* once a line */
+                cur = ref.rule;
+                ldxi_scan_hit(s, ref.rule, ref.sig, text, len, lineno, &lc, b->co + b->m[mi].co);
+            }
+        }
+        ldxi_scan_materialize(s);
+        for (size_t i = 0; i < s->rs->n; i++)
+            if (b->rc[i].calls) ldxi_scan_count(s, i, &b->rc[i]);
+    }
+    b->len = b->nbl = b->nph = b->nm = b->nco = 0;
+    b->done = false;
+}
+
+/* ---- threads ---- */
+
+static void *worker_main(void *arg)
+{
+    ldxi_worker *w = arg;
+    ldx_scanner *s = w->s;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (s->claimed == s->filled && !s->quit) pthread_cond_wait(&s->work, &s->mu);
+        if (s->quit) break;
+        ldxi_batch *b = &s->bt[s->claimed++ % (uint64_t)s->nbt];
+        pthread_mutex_unlock(&s->mu);
+        match_batch(s, b, w);
+        pthread_mutex_lock(&s->mu);
+        b->done = true;
+        pthread_cond_broadcast(&s->done);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Applies the oldest batch handed on, once matched. */
+static void apply_oldest(ldx_scanner *s)
+{
+    ldxi_batch *b = &s->bt[s->applied % (uint64_t)s->nbt];
+    if (s->nworkers) {
+        pthread_mutex_lock(&s->mu);
+        while (!b->done) pthread_cond_wait(&s->done, &s->mu);
+        pthread_mutex_unlock(&s->mu);
+    }
+    apply_batch(s, b);
+    s->applied++;
+}
+
+/* The batch being filled is full, or the input ended: match it here, or hand it to
+ * the workers, and apply what is ready. */
+static void hand_on(ldx_scanner *s)
+{
+    ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
+    if (!b->nbl) return;
+    if (!s->nworkers) {
+        match_batch(s, b, &s->own);
+        s->filled++;
+        apply_oldest(s);
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    s->filled++;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    /* the next batch to fill must be free: apply the one that held it */
+    if (s->filled - s->applied == (uint64_t)s->nbt) apply_oldest(s);
+}
+
+void ldxi_scanner_flush(ldx_scanner *s)
+{
+    if (!s->bt) return;
+    hand_on(s);
+    while (s->applied < s->filled) apply_oldest(s);
+}
+
+void ldxi_batch_discard(ldx_scanner *s)
+{
+    if (!s->bt) return;
+    while (s->applied < s->filled) { /* wait for the workers, throw away their results */
+        ldxi_batch *b = &s->bt[s->applied % (uint64_t)s->nbt];
+        if (s->nworkers) {
+            pthread_mutex_lock(&s->mu);
+            while (!b->done) pthread_cond_wait(&s->done, &s->mu);
+            pthread_mutex_unlock(&s->mu);
+        }
+        b->done = false;
+        s->applied++;
+    }
+    for (int i = 0; i < s->nbt; i++) s->bt[i].len = s->bt[i].nbl = s->bt[i].nph = 0;
+}
+
+bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
+{
+    ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
+    size_t len = line->len;
+    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + len + 1, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->bl, &b->blcap, b->nbl + 1, sizeof(ldxi_bline)) != LDX_OK) {
+        ldxi_scanner_flush(s); /* what is queued goes first */
+        return false;
+    }
+    char *dst = b->buf + b->len;
+    size_t n = memchr(line->text, 0x1b, len) ? ldx_strip_ansi(line->text, len, dst)
+                                              : (memcpy(dst, line->text, len), len);
+    dst[n] = '\n';
+    b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno, 0};
+    b->len += n + 1;
+    if (b->len >= BATCH_BYTES) hand_on(s);
+    return true;
+}
+
+/* ---- set-up ---- */
+
+static ldx_status worker_init(ldx_scanner *s, ldxi_worker *w, void *scratch)
+{
+    w->s = s;
+    w->md = pcre2_match_data_create(s->rs->max_groups > 4 ? s->rs->max_groups : 4, NULL);
+    if (!w->md) return LDX_ENOMEM;
+    if (scratch) return hs_clone_scratch(scratch, (hs_scratch_t **)&w->scratch) == HS_SUCCESS
+                            ? LDX_OK : LDX_ENOMEM;
+    /* one scratch serves every part: each allocation grows it to fit */
+    for (int p = 0; p < s->rs->hs->nparts; p++)
+        if (hs_alloc_scratch(s->rs->hs->part[p].db, (hs_scratch_t **)&w->scratch) != HS_SUCCESS)
+            return LDX_ENOMEM;
+    return LDX_OK;
+}
+
+static void worker_fini(ldxi_worker *w)
+{
+    if (w->scratch) hs_free_scratch(w->scratch);
+    pcre2_match_data_free(w->md);
+    w->scratch = NULL;
+    w->md = NULL;
+}
+
+static ldx_status make_batches(ldx_scanner *s, int n)
+{
+    ldxi_batch *bt = calloc((size_t)n, sizeof(ldxi_batch));
+    if (!bt) return LDX_ENOMEM;
+    s->bt = bt;
+    s->nbt = n;
+    for (int i = 0; i < n; i++) {
+        bt[i].last = calloc(s->rs->hs->nsig + LDXI_HS_NSPECIAL, sizeof(uint32_t));
+        bt[i].rc = calloc(s->rs->n ? s->rs->n : 1, sizeof(ldxi_rulecount));
+        if (!bt[i].last || !bt[i].rc) return LDX_ENOMEM;
+    }
+    return LDX_OK;
+}
+
+static void free_batches(ldx_scanner *s)
+{
+    for (int i = 0; s->bt && i < s->nbt; i++) {
+        ldxi_batch *b = &s->bt[i];
+        free(b->buf);
+        free(b->bl);
+        free(b->ph);
+        free(b->ph2);
+        free(b->lend);
+        free(b->last);
+        free(b->m);
+        free(b->co);
+        free(b->rc);
+    }
+    free(s->bt);
+    s->bt = NULL;
+    s->nbt = 0;
+}
+
+ldx_status ldxi_batch_init(ldx_scanner *s)
+{
+    ldx_status st = worker_init(s, &s->own, NULL);
+    return st == LDX_OK ? make_batches(s, 1) : st;
+}
+
+static void stop_workers(ldx_scanner *s)
+{
+    if (!s->nworkers) return;
+    pthread_mutex_lock(&s->mu);
+    s->quit = true;
+    pthread_cond_broadcast(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    for (int i = 0; i < s->nworkers; i++) {
+        pthread_join(s->wk[i].thread, NULL);
+        worker_fini(&s->wk[i]);
+    }
+    free(s->wk);
+    s->wk = NULL;
+    s->nworkers = 0;
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->work);
+    pthread_cond_destroy(&s->done);
+}
+
+void ldxi_batch_free(ldx_scanner *s)
+{
+    stop_workers(s);
+    free_batches(s);
+    worker_fini(&s->own);
+}
+
+ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n)
+{
+    if (!s->bt || n < 2 || s->nworkers) return LDX_OK;
+    ldxi_scanner_flush(s);
+    free_batches(s);
+    /* a batch per worker, and one to fill meanwhile */
+    s->wk = calloc((size_t)n, sizeof(ldxi_worker));
+    ldx_status st = s->wk ? make_batches(s, 2 * n + 2) : LDX_ENOMEM;
+    s->filled = s->claimed = s->applied = 0;
+    s->quit = false;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->work, NULL);
+    pthread_cond_init(&s->done, NULL);
+    for (int i = 0; st == LDX_OK && i < n; i++) {
+        st = worker_init(s, &s->wk[i], s->own.scratch);
+        if (st == LDX_OK && pthread_create(&s->wk[i].thread, NULL, worker_main, &s->wk[i]) != 0)
+            st = LDX_ENOMEM;
+        if (st != LDX_OK) worker_fini(&s->wk[i]);
+        else s->nworkers = i + 1;
+    }
+    if (st == LDX_OK) return LDX_OK;
+    /* back to matching on this thread */
+    stop_workers(s);
+    free(s->wk);
+    s->wk = NULL;
+    free_batches(s);
+    if (make_batches(s, 1) != LDX_OK) free_batches(s); /* no batches: the plain engine */
+    return st;
+}
+
+#else /* PCRE2 alone */
+
+void ldxi_scanner_flush(ldx_scanner *s) { (void)s; }
+void ldxi_batch_discard(ldx_scanner *s) { (void)s; }
+bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
+{
+    (void)s;
+    (void)line;
+    return false;
+}
+ldx_status ldxi_batch_init(ldx_scanner *s)
+{
+    (void)s;
+    return LDX_OK;
+}
+void ldxi_batch_free(ldx_scanner *s) { (void)s; }
+ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n)
+{
+    (void)s;
+    (void)n;
+    return LDX_OK;
+}
+#endif
