@@ -27,5 +27,34 @@ for fmt in json jsonl text; do
     fi
   done
 done
-[ $fail = 0 ] && echo "jobs: -j 1, 2 and 8 agree on $(ls "$dir" | wc -l) files"
+# one big input: its batches are matched by -j threads side by side
+find "$dir" -type f | sort | while read -r f; do cat "$f"; done >"$tmp/all.log"
+"$logdx" --format json -j 1 "$tmp/all.log" >"$tmp/a1.out" 2>&1
+echo $? >>"$tmp/a1.out"
+for j in 2 3 8; do
+  "$logdx" --format json -j $j "$tmp/all.log" >"$tmp/a$j.out" 2>&1
+  echo $? >>"$tmp/a$j.out"
+  if ! cmp -s "$tmp/a1.out" "$tmp/a$j.out"; then
+    echo "jobs: one input of $(wc -c <"$tmp/all.log") bytes, -j $j differs from -j 1:"
+    diff -u "$tmp/a1.out" "$tmp/a$j.out" | head -40
+    fail=1
+  fi
+done
+# compressed: decoded ahead on a thread of its own when there are threads to spare
+gzip -1 -c "$tmp/all.log" >"$tmp/all.log.gz"
+zstd -q -1 -c "$tmp/all.log" >"$tmp/all.log.zst" 2>/dev/null || cp "$tmp/all.log.gz" "$tmp/all.log.zst"
+for z in gz zst; do
+  "$logdx" --format json -j 1 "$tmp/all.log.$z" >"$tmp/z1.out" 2>&1
+  echo $? >>"$tmp/z1.out"
+  for j in 2 3; do
+    "$logdx" --format json -j $j "$tmp/all.log.$z" >"$tmp/z$j.out" 2>&1
+    echo $? >>"$tmp/z$j.out"
+    if ! cmp -s "$tmp/z1.out" "$tmp/z$j.out"; then
+      echo "jobs: all.log.$z, -j $j differs from -j 1:"
+      diff -u "$tmp/z1.out" "$tmp/z$j.out" | head -40
+      fail=1
+    fi
+  done
+done
+[ $fail = 0 ] && echo "jobs: -j 1, 2 and 8 agree on $(ls "$dir" | wc -l) files, and -j 1, 2, 3, 8 on all of them as one input, plain, gzip and zstd"
 exit $fail

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Memory checks, two ways:
+# Memory and thread checks, three ways:
 #   1. an ASan+UBSan build of everything (build-asan/, -DLOGDX_SANITIZE=ON) runs the whole
 #      ctest suite: unit, golden, lint, rules, corpus, and the fuzz seeds and regressions;
 #   2. valgrind --leak-check=full runs the plain logdx over every golden case, and the
@@ -8,7 +8,10 @@
 #
 #   sh tests/sanitize.sh [LOGDX]    LOGDX: the plain binary for valgrind (default
 #                                   build/logdx; built in build-valgrind/ when missing)
-#   LOGDX_SANITIZE_ONLY=asan|valgrind   run one half only
+#   3. a ThreadSanitizer build (build-tsan/) runs the -j agreement test and the golden
+#      cases: one input's batches matched on worker threads, files scanned side by side.
+#
+#   LOGDX_SANITIZE_ONLY=asan|valgrind|tsan   run one part only
 #   LOGDX_VALGRIND_FORMATS="text json"  formats to check under valgrind (default text)
 set -eu
 cd "$(dirname "$0")/.."
@@ -17,7 +20,7 @@ ncpu=$(nproc 2>/dev/null || echo 2)
 only=${LOGDX_SANITIZE_ONLY:-}
 failed=0
 
-if [ "$only" != valgrind ]; then
+if [ -z "$only" ] || [ "$only" = asan ]; then
   echo "sanitize: ASan+UBSan build (build-asan), whole suite"
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_SANITIZE=ON \
     -DLOGDX_WERROR=ON >/dev/null
@@ -31,7 +34,16 @@ if [ "$only" != valgrind ]; then
   # timing: none of them exercises memory handling the rest of the suite does not)
 fi
 
-if [ "$only" != asan ]; then
+if [ -z "$only" ] || [ "$only" = tsan ]; then
+  echo "sanitize: ThreadSanitizer build (build-tsan), threads on one input and on many"
+  cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_TSAN=ON \
+    -DLOGDX_WERROR=ON >/dev/null
+  cmake --build build-tsan -j "$ncpu" >/dev/null
+  (cd build-tsan && TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} \
+      ctest --output-on-failure -j 2 -R '^(golden|jobs)$') || failed=1
+fi
+
+if [ -z "$only" ] || [ "$only" = valgrind ]; then
   logdx=${1:-build/logdx}
   if [ ! -x "$logdx" ]; then
     cmake -S . -B build-valgrind -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_TESTS=OFF >/dev/null

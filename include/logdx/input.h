@@ -84,6 +84,9 @@ ldx_status ldx_input_open_fd(ldx_input **out, int fd, const char *name);
  * reports that through its reader instead, and is not reported again here). Regular
  * archive members only: folders, links and devices are skipped. */
 ldx_status ldx_input_next(ldx_input *in, ldx_reader **r);
+/* Decode compressed logs on a thread of their own, ahead of the reader (for callers
+ * with a core to spare); set before the first ldx_input_next(). */
+void ldx_input_set_readahead(ldx_input *in, bool on);
 ldx_input_kind ldx_input_kind_of(const ldx_input *in);
 const char *ldx_input_error(const ldx_input *in);
 void ldx_input_destroy(ldx_input *in);

@@ -98,7 +98,8 @@ static ldx_status walk_found(const char *path, void *vctx) { return add_task(vct
 
 /* ---- the workers ---- */
 
-static void run_task(ldx_scanner *s, const ldx_file_report *baseline, task *t)
+/* spare: this input has threads of its own (decoding ahead, matching batches). */
+static void run_task(ldx_scanner *s, const ldx_file_report *baseline, task *t, bool spare)
 {
     if (ldx_msgs_create(&t->errors) != LDX_OK) {
         t->st = LDX_ENOMEM;
@@ -119,6 +120,7 @@ static void run_task(ldx_scanner *s, const ldx_file_report *baseline, task *t)
                          strerror(errno));
         return;
     }
+    ldx_input_set_readahead(in, spare);
     ldx_reader *r;
     while ((st = ldx_input_next(in, &r)) != LDX_EOF) {
         if (st == LDX_EIO) {
@@ -149,6 +151,7 @@ static void run_task(ldx_scanner *s, const ldx_file_report *baseline, task *t)
 typedef struct {
     scan_ctx *c;
     ldx_scanner *scanner;
+    bool spare; /* threads to spend inside each input */
     pthread_t thread;
 } worker;
 
@@ -162,7 +165,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&c->mu);
         if (i >= c->ntasks) break;
         task *t = &c->tasks[i];
-        run_task(w->scanner, c->baseline, t);
+        run_task(w->scanner, c->baseline, t, w->spare);
         pthread_mutex_lock(&c->mu);
         t->done = true;
         c->files_done++;
@@ -273,7 +276,8 @@ static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
         }
         /* fewer inputs than threads: spend the spare ones inside each input, matching
          * its batches side by side */
-        if ((size_t)jobs >= 2 * nw) ldx_scanner_set_threads(ws[started].scanner, jobs / (int)nw);
+        ws[started].spare = (size_t)jobs >= 2 * nw;
+        if (ws[started].spare) ldx_scanner_set_threads(ws[started].scanner, jobs / (int)nw);
         if (pthread_create(&ws[started].thread, NULL, worker_main, &ws[started]) != 0) {
             ldx_scanner_destroy(ws[started].scanner);
             if (started == 0) st = LDX_ENOMEM; /* with one or more, the rest still gets done */

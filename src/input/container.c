@@ -41,6 +41,8 @@ struct ldx_input {
     bool dec_failed;         /* the decoder stopped with errbuf's error */
     unsigned char *iobuf;    /* libarchive's read buffer (pipe input) */
     ldx_reader *cur;
+    bool readahead;          /* decode on a thread of its own (ldx_input_set_readahead) */
+    ldxi_ahead *ahead;       /* doing so for cur */
     bool started, done;
     char *error;             /* set with a pending LDX_EIO */
     bool error_pending;
@@ -276,10 +278,38 @@ ldx_status ldx_input_open(ldx_input **out, const char *path)
     return ldx_input_open_fd(out, fd, path);
 }
 
+/* A reader of fn's bytes, decoded ahead on another thread when asked and worth it:
+ * compressed data from a file (a pipe could block the thread past the reader's end). */
+static ldx_status open_reader(ldx_input *in, ldxi_read_fn fn, const char *name)
+{
+    struct stat stt;
+    if (in->readahead && fstat(in->fd, &stt) == 0 && S_ISREG(stt.st_mode) &&
+        ldxi_ahead_create(&in->ahead, fn, in) == LDX_OK) {
+        ldx_status st = ldxi_reader_open_fn(&in->cur, ldxi_ahead_read, in->ahead, name);
+        if (st != LDX_OK) {
+            ldxi_ahead_destroy(in->ahead);
+            in->ahead = NULL;
+        }
+        return st;
+    }
+    return ldxi_reader_open_fn(&in->cur, fn, in, name);
+}
+
+/* Ends the current reader, and the thread reading ahead for it. */
+static void close_reader(ldx_input *in)
+{
+    ldx_reader_destroy(in->cur);
+    in->cur = NULL;
+    ldxi_ahead_destroy(in->ahead);
+    in->ahead = NULL;
+}
+
+void ldx_input_set_readahead(ldx_input *in, bool on) { in->readahead = on; }
+
 void ldx_input_destroy(ldx_input *in)
 {
     if (!in) return;
-    ldx_reader_destroy(in->cur);
+    close_reader(in);
     if (in->ar) archive_read_free(in->ar);
     ldxi_decoder_destroy(in->dec);
     free(in->ibuf);
@@ -297,8 +327,7 @@ const char *ldx_input_error(const ldx_input *in) { return in->error; }
 static ldx_status next_member(ldx_input *in, ldx_reader **r)
 {
     bool member_failed = in->cur && ldx_reader_error(in->cur);
-    ldx_reader_destroy(in->cur);
-    in->cur = NULL;
+    close_reader(in);
     for (int retries = 0;;) {
         struct archive_entry *e;
         int rc = archive_read_next_header(in->ar, &e);
@@ -340,7 +369,7 @@ static ldx_status next_member(ldx_input *in, ldx_reader **r)
             name = ldx_input_member_name(in->name, m);
         }
         if (!name) return LDX_ENOMEM;
-        ldx_status st = ldxi_reader_open_fn(&in->cur, member_read, in, name);
+        ldx_status st = open_reader(in, member_read, name);
         free(name);
         if (st != LDX_OK) return st;
         *r = in->cur;
@@ -356,19 +385,18 @@ ldx_status ldx_input_next(ldx_input *in, ldx_reader **r)
         return LDX_EIO;
     }
     if (in->done) {
-        ldx_reader_destroy(in->cur);
-        in->cur = NULL;
+        close_reader(in);
         return LDX_EOF;
     }
     if (!in->ar) {
-        ldx_reader_destroy(in->cur);
-        in->cur = NULL;
+        close_reader(in);
         if (in->started) {
             in->done = true;
             return LDX_EOF;
         }
         in->started = true;
-        LDX_TRY(ldxi_reader_open_fn(&in->cur, in->dec ? stream_read : plain_read, in, in->name));
+        if (in->dec) LDX_TRY(open_reader(in, stream_read, in->name));
+        else LDX_TRY(ldxi_reader_open_fn(&in->cur, plain_read, in, in->name));
         *r = in->cur;
         return LDX_OK;
     }

@@ -28,6 +28,13 @@ ldx_status ldxi_decoder_step(ldxi_decoder *d, const unsigned char *in, size_t il
 /* Whether the input may end here (the last stream is complete). */
 bool ldxi_decoder_complete(const ldxi_decoder *d);
 
+/* Read-ahead (ahead.c): fn run on a thread of its own, a few blocks ahead.
+ * ldxi_ahead_read is a read function over it; destroying it stops the thread. */
+typedef struct ldxi_ahead ldxi_ahead;
+ldx_status ldxi_ahead_create(ldxi_ahead **out, ldxi_read_fn fn, void *ctx);
+ssize_t ldxi_ahead_read(void *ahead, void *buf, size_t cap, const char **err);
+void ldxi_ahead_destroy(ldxi_ahead *a);
+
 /* The reader destroys in when it is destroyed (ldx_reader_open_fd). */
 void ldxi_reader_own_input(ldx_reader *r, ldx_input *in);
 
