@@ -350,6 +350,20 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         h->same_next[by_hash[x].g] = x + 1 < h->nsig && by_hash[x + 1].hash == by_hash[x].hash
                                          ? by_hash[x + 1].g
                                          : LDXI_HS_IGNORE;
+    h->same_head = calloc(h->nsig ? h->nsig : 1, sizeof(uint32_t));
+    h->shared = calloc(h->nsig ? h->nsig : 1, sizeof(bool));
+    if (!h->same_head || !h->shared) {
+        free(by_hash);
+        free(covered);
+        free(rest);
+        goto fail;
+    }
+    for (uint32_t x = 0; x < h->nsig; x++) {
+        bool first = x == 0 || by_hash[x - 1].hash != by_hash[x].hash;
+        uint32_t g = by_hash[x].g;
+        h->same_head[g] = first ? g : h->same_head[by_hash[x - 1].g];
+        h->shared[g] = !first || h->same_next[g] != LDXI_HS_IGNORE;
+    }
     bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL && from_embedded(rs, h, covered, by_hash);
     /* what is left: one signal per distinct pattern (the first), the others follow it */
     size_t nrest = 0;
@@ -387,6 +401,8 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
     }
     free(h->refs);
     free(h->same_next);
+    free(h->same_head);
+    free(h->shared);
     free(h->always);
     free(h);
 }

@@ -130,18 +130,41 @@ static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc
     return true;
 }
 
-/* One candidate signal on one line. */
+/* One candidate signal on one line. Signals with one pattern (rules that share it, a
+ * user's copy of a built-in rule) share its one PCRE2 run on the line. */
 static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t line,
                        uint32_t g)
 {
     const ldxi_hsdb *h = s->rs->hs;
     ldxi_sigref ref = h->refs[g];
     if (__atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED)) return;
+    const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
+    uint32_t hd = h->same_head[g];
+    if (h->shared[g] && w->stamp[hd] == w->seq) {
+        uint32_t mi = w->res[hd];
+        if (mi == UINT32_MAX) return;
+        const ldxi_match *m = &b->m[mi];
+        const ldxi_sigc *hc = &s->rs->rules[h->refs[m->g].rule]->sigs[h->refs[m->g].sig];
+        if (hc->ncaps == sc->ncaps) {
+            if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK) {
+                b->failed = true;
+                return;
+            }
+            b->m[b->nm++] = (ldxi_match){line, g, b->m[mi].co};
+            return;
+        }
+    }
     const ldxi_bline *bl = &b->bl[line];
-    if (ldxi_scan_match(s, ref.rule, ref.sig, b->buf + bl->off, bl->len, w->md,
-                        &b->rc[ref.rule], &w->nconfirm) &&
-        !keep_match(b, line, g, &s->rs->rules[ref.rule]->sigs[ref.sig], w->md))
+    bool hit = ldxi_scan_match(s, ref.rule, ref.sig, b->buf + bl->off, bl->len, w->md,
+                               &b->rc[ref.rule], &w->nconfirm);
+    if (hit && !keep_match(b, line, g, sc, w->md)) {
         b->failed = true; /* out of memory: this batch is matched again line by line */
+        return;
+    }
+    if (h->shared[g] && hd == g) {
+        w->stamp[g] = w->seq;
+        w->res[g] = hit ? (uint32_t)b->nm - 1 : UINT32_MAX;
+    }
 }
 
 static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
@@ -162,6 +185,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
             p++;
         }
         b->bl[l].hints = hints;
+        w->seq++; /* what try_signal() remembers is for this line only */
         /* the hits and the always list merged, in signal (rule-major) order */
         size_t q = p0, a = 0;
         for (;;) {
@@ -313,7 +337,9 @@ static ldx_status worker_init(ldx_scanner *s, ldxi_worker *w, void *scratch)
 {
     w->s = s;
     w->md = pcre2_match_data_create(s->rs->max_groups > 4 ? s->rs->max_groups : 4, NULL);
-    if (!w->md) return LDX_ENOMEM;
+    w->stamp = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint64_t));
+    w->res = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint32_t));
+    if (!w->md || !w->stamp || !w->res) return LDX_ENOMEM;
     if (scratch) return hs_clone_scratch(scratch, (hs_scratch_t **)&w->scratch) == HS_SUCCESS
                             ? LDX_OK : LDX_ENOMEM;
     /* one scratch serves every part: each allocation grows it to fit */
@@ -327,8 +353,12 @@ static void worker_fini(ldxi_worker *w)
 {
     if (w->scratch) hs_free_scratch(w->scratch);
     pcre2_match_data_free(w->md);
+    free(w->stamp);
+    free(w->res);
     w->scratch = NULL;
     w->md = NULL;
+    w->stamp = NULL;
+    w->res = NULL;
 }
 
 static ldx_status make_batches(ldx_scanner *s, int n)

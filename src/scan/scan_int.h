@@ -117,6 +117,10 @@ typedef struct {
     void *scratch;           /* Vectorscan */
     pcre2_match_data *md;
     uint64_t nconfirm;
+    /* per pattern head (hsdb same_head): the line it was last run on, and the match it
+     * made there (UINT32_MAX: none), so that signals sharing it share the run */
+    uint64_t *stamp, seq;
+    uint32_t *res;
 } ldxi_worker;
 
 /* What the current line says about itself: its rank on its first hit, the rest of its
