@@ -51,7 +51,14 @@ static ldx_status add_buffer(ldx_compiler *c, const char *name, const char *cano
     /* the tree's memory is reused file after file: fewer fresh pages to fault in, which
      * was a quarter of start-up */
     ldxi_arena_reset(c->tree);
-    ldx_status st = ldxi_yaml_parse(data, len, name, c->tree, &root, c->msgs);
+    ldx_status st;
+    if (builtin && len >= 4 && memcmp(data, LDXI_YTREE_MAGIC, 4) == 0) {
+        /* a built-in rule as the tree the build parsed (ldx-trees) */
+        st = ldxi_ytree_decode(data, len, c->tree, &root);
+        if (st != LDX_OK) ldx_msgs_add(c->msgs, LDX_MSG_ERROR, name, 0, 0, "damaged built-in rule");
+    } else {
+        st = ldxi_yaml_parse(data, len, name, c->tree, &root, c->msgs);
+    }
     if (st != LDX_OK) {
         c->failed = 1;
         return st == LDX_ENOMEM ? st : LDX_ERULE;

@@ -30,6 +30,12 @@ typedef struct ldxi_ynode {
 ldx_status ldxi_yaml_parse(const char *data, size_t len, const char *path, ldx_arena *a,
                            ldxi_ynode **root, ldx_msgs *msgs);
 
+/* The tree in a binary form (ytree.c), for embedding parsed rules in the build. A
+ * decoded tree's scalars point into data, which must outlive it. */
+#define LDXI_YTREE_MAGIC "LDXT"
+ldx_status ldxi_ytree_encode(const ldxi_ynode *root, ldx_buf *out);
+ldx_status ldxi_ytree_decode(const void *data, size_t len, ldx_arena *a, ldxi_ynode **root);
+
 /* For a map node: the value for key, or NULL. */
 const ldxi_ynode *ldxi_ymap_get(const ldxi_ynode *map, const char *key);
 
