@@ -178,7 +178,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     for (size_t k = 0; k < r->info.nsignals; k++) {
         if (any_sym && r->info.signals[k].role != LDX_SIGNAL_SYMPTOM) continue;
         const ldxi_sigstate *ss = ldxi_scanner_state(s, r->index, k);
-        for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++) bits[w] |= ss->rankbits[w];
+        for (size_t w = 0; ss->rankbits && w < LDXI_RANK_BITS / 64; w++) bits[w] |= ss->rankbits[w];
     }
     size_t nranks = 0;
     for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++)

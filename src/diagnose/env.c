@@ -41,8 +41,8 @@ static double env_others(void *vctx, int a, int b)
 {
     const ldxi_sigstate *sa = state(vctx, a), *sb = state(vctx, b);
     double n = 0;
-    for (size_t w = 0; w < LDXI_RANK_BITS / 64; w++)
-        n += __builtin_popcountll(sb->rankbits[w] & ~sa->rankbits[w]);
+    for (size_t w = 0; sb->rankbits && w < LDXI_RANK_BITS / 64; w++)
+        n += __builtin_popcountll(sb->rankbits[w] & ~(sa->rankbits ? sa->rankbits[w] : 0));
     return n;
 }
 

@@ -269,12 +269,20 @@ static void apply_oldest(ldx_scanner *s)
     s->applied++;
 }
 
+static void start_workers(ldx_scanner *s);
+
 /* The batch being filled is full, or the input ended: match it here, or hand it to
  * the workers, and apply what is ready. */
 static void hand_on(ldx_scanner *s)
 {
     ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
     if (!b->nbl) return;
+    /* threads only for an input of more than one batch: a small log is done sooner
+     * than they start */
+    if (s->want > 1 && b->len >= BATCH_BYTES) {
+        start_workers(s);
+        b = &s->bt[s->filled % (uint64_t)s->nbt];
+    }
     if (!s->nworkers) {
         match_batch(s, b, &s->own);
         s->filled++;
@@ -375,20 +383,22 @@ static ldx_status make_batches(ldx_scanner *s, int n)
     return LDX_OK;
 }
 
+static void free_batch(ldxi_batch *b)
+{
+    free(b->buf);
+    free(b->bl);
+    free(b->ph);
+    free(b->ph2);
+    free(b->lend);
+    free(b->last);
+    free(b->m);
+    free(b->co);
+    free(b->rc);
+}
+
 static void free_batches(ldx_scanner *s)
 {
-    for (int i = 0; s->bt && i < s->nbt; i++) {
-        ldxi_batch *b = &s->bt[i];
-        free(b->buf);
-        free(b->bl);
-        free(b->ph);
-        free(b->ph2);
-        free(b->lend);
-        free(b->last);
-        free(b->m);
-        free(b->co);
-        free(b->rc);
-    }
+    for (int i = 0; s->bt && i < s->nbt; i++) free_batch(&s->bt[i]);
     free(s->bt);
     s->bt = NULL;
     s->nbt = 0;
@@ -428,32 +438,56 @@ void ldxi_batch_free(ldx_scanner *s)
 
 ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n)
 {
-    if (!s->bt || n < 2 || s->nworkers) return LDX_OK;
-    ldxi_scanner_flush(s);
-    free_batches(s);
-    /* a batch per worker, and one to fill meanwhile */
+    if (s->bt && !s->nworkers) s->want = n;
+    return LDX_OK;
+}
+
+/* Starts the workers asked for, with a ring of batches for them; the batch being
+ * filled moves to its first slot. Without them (out of memory, no threads), batches
+ * go on being matched here. */
+static void start_workers(ldx_scanner *s)
+{
+    int n = s->want;
+    s->want = 0;
+    ldxi_batch *old = s->bt;
+    int oldn = s->nbt;
+    uint64_t cur = s->filled % (uint64_t)oldn;
+    s->bt = NULL;
     s->wk = calloc((size_t)n, sizeof(ldxi_worker));
-    ldx_status st = s->wk ? make_batches(s, 2 * n + 2) : LDX_ENOMEM;
+    /* a batch per worker, as many waiting, one being applied and one being filled */
+    if (!s->wk || make_batches(s, 2 * n + 2) != LDX_OK) {
+        free_batches(s);
+        free(s->wk);
+        s->wk = NULL;
+        s->bt = old;
+        s->nbt = oldn;
+        return;
+    }
+    free_batch(&s->bt[0]);
+    s->bt[0] = old[cur];
+    for (int i = 0; i < oldn; i++)
+        if ((uint64_t)i != cur) free_batch(&old[i]);
+    free(old);
     s->filled = s->claimed = s->applied = 0;
     s->quit = false;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->done, NULL);
-    for (int i = 0; st == LDX_OK && i < n; i++) {
-        st = worker_init(s, &s->wk[i], s->own.scratch);
-        if (st == LDX_OK && pthread_create(&s->wk[i].thread, NULL, worker_main, &s->wk[i]) != 0)
-            st = LDX_ENOMEM;
-        if (st != LDX_OK) worker_fini(&s->wk[i]);
-        else s->nworkers = i + 1;
+    for (int i = 0; i < n; i++) {
+        if (worker_init(s, &s->wk[i], s->own.scratch) != LDX_OK ||
+            pthread_create(&s->wk[i].thread, NULL, worker_main, &s->wk[i]) != 0) {
+            worker_fini(&s->wk[i]);
+            break;
+        }
+        s->nworkers = i + 1;
     }
-    if (st == LDX_OK) return LDX_OK;
-    /* back to matching on this thread */
-    stop_workers(s);
-    free(s->wk);
-    s->wk = NULL;
-    free_batches(s);
-    if (make_batches(s, 1) != LDX_OK) free_batches(s); /* no batches: the plain engine */
-    return st;
+    if (!s->nworkers) {
+        pthread_mutex_destroy(&s->mu);
+        pthread_cond_destroy(&s->work);
+        pthread_cond_destroy(&s->done);
+        free(s->wk);
+        s->wk = NULL;
+    }
 }
 
 #else /* PCRE2 alone */

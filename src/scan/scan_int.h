@@ -42,7 +42,8 @@ typedef struct {
 
 typedef struct {
     uint64_t count;
-    ldxi_hit first[LDXI_EV_FIRST];
+    ldxi_hit *first;     /* LDXI_EV_FIRST of them from the first hit on (most signals
+                          * never hit: a scanner holds hundreds of these) */
     uint32_t nfirst;
     ldxi_hit last;       /* the latest hit after the first few */
     bool has_last;
@@ -53,7 +54,7 @@ typedef struct {
     const char *pend_text;
     size_t pend_len;
     size_t *pend_ov;     /* 2 per named capture: offsets in pend_text, or SIZE_MAX */
-    uint64_t rankbits[LDXI_RANK_BITS / 64];
+    uint64_t *rankbits;  /* LDXI_RANK_BITS, from the first hit with a rank on */
     uint32_t nranks;
     ldxi_numstat *nums;  /* one per named capture, allocated on the first number */
 } ldxi_sigstate;
@@ -164,6 +165,7 @@ struct ldx_scanner {
     ldxi_worker own;                     /* this thread's, when it matches batches itself */
     ldxi_worker *wk;
     int nworkers;
+    int want;                            /* workers to start once an input needs them */
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     bool quit;

@@ -90,6 +90,8 @@ static void clear(ldx_scanner *s)
             ldxi_sigstate *ss = &s->st[i][k];
             size_t nc = r->sigs[k].ncaps;
             for (uint32_t h = 0; h < ss->nfirst; h++) free_hit(&ss->first[h], nc);
+            free(ss->first);
+            free(ss->rankbits);
             if (ss->has_last) free_hit(&ss->last, nc);
             free(ss->pend_ov);
             free(ss->nums);
@@ -311,7 +313,8 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
     need_rank(lc, text, len);
     int rank = lc->rank;
     ss->count++;
-    if (rank >= 0 && rank < LDXI_RANK_BITS) {
+    if (rank >= 0 && rank < LDXI_RANK_BITS &&
+        (ss->rankbits || (ss->rankbits = calloc(LDXI_RANK_BITS / 64, sizeof(uint64_t))))) {
         uint64_t bit = (uint64_t)1 << (rank % 64);
         if (!(ss->rankbits[rank / 64] & bit)) {
             ss->rankbits[rank / 64] |= bit;
@@ -327,7 +330,8 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
                 add_number(&ss->nums[c], rank, v);
         }
     }
-    if (ss->nfirst < LDXI_EV_FIRST) {
+    if (ss->nfirst < LDXI_EV_FIRST &&
+        (ss->first || (ss->first = calloc(LDXI_EV_FIRST, sizeof(ldxi_hit))))) {
         ldxi_hit *h = &ss->first[ss->nfirst++];
         need_parse(lc, text, len);
         h->line = lineno;
