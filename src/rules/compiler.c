@@ -245,8 +245,7 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
         ldxi_rule *r = rs->rules[i];
         r->index = i;
         for (size_t s = 0; s < r->info.nsignals; s++) {
-            uint32_t cc = 0;
-            pcre2_pattern_info(r->sigs[s].code, PCRE2_INFO_CAPTURECOUNT, &cc);
+            uint32_t cc = r->sigs[s].ngroups;
             if (cc + 1 > rs->max_groups) rs->max_groups = cc + 1;
         }
     }

@@ -81,7 +81,8 @@ static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
                     for (size_t x = a; x < b; x++) {
                         if (seen[x]) continue;
                         uint32_t k = h->refs[gs[x]].sig;
-                        if (pcre2_match(r->sigs[k].code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) >= 0) {
+                        pcre2_code *code = ldxi_sig_code(&r->sigs[k]);
+                        if (code && pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) >= 0) {
                             bad = (long)x;
                             break;
                         }

@@ -3,6 +3,7 @@
 #include "load.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@ typedef struct {
     ldx_arena *arena;
     ldx_msgs *msgs;
     int errors;
+    bool builtin;
 } ctx;
 
 static void error_at(ctx *c, const ldxi_ynode *n, const char *fmt, ...)
@@ -264,12 +266,41 @@ static long nested_unbounded(const char *pat)
     return -1;
 }
 
+static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The ruleset is shared by threads, so this is the one place that writes to it after
+ * loading: under a lock, with the flag published after the code, and no thread
+ * matching the pattern before it sees the flag. */
+pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
+{
+    if (__atomic_load_n(&sc->ready, __ATOMIC_ACQUIRE)) return sc->code;
+    pthread_mutex_lock(&code_lock);
+    ldxi_sigc *w = (ldxi_sigc *)sc;
+    if (!w->ready) {
+        if (!w->code) {
+            int err;
+            PCRE2_SIZE off;
+            w->code = pcre2_compile((PCRE2_SPTR)w->pattern, PCRE2_ZERO_TERMINATED, w->options,
+                                    &err, &off, NULL);
+        }
+        if (w->code) pcre2_jit_compile(w->code, PCRE2_JIT_COMPLETE); /* else only slower */
+        __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&code_lock);
+    return sc->code;
+}
+
 static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ldxi_sigc *sc,
                            const char *rule_id)
 {
     int errcode;
     PCRE2_SIZE erroff;
     uint32_t opts = si->caseless ? PCRE2_CASELESS : 0;
+    sc->pattern = si->pattern;
+    sc->options = opts;
+    /* A built-in pattern is known to compile (the build and the test suite check): its
+     * groups are read from its text, and PCRE2 compiles it on first use. */
+    if (c->builtin && ldxi_pattern_groups(si->pattern, c->arena, sc, &sc->ngroups)) return;
     pcre2_code *code = pcre2_compile((PCRE2_SPTR)si->pattern, PCRE2_ZERO_TERMINATED, opts,
                                      &errcode, &erroff, NULL);
     if (!code) {
@@ -297,9 +328,8 @@ static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
                  si->name);
     }
     pcre2_match_data_free(md);
-    /* JIT compilation happens on first use (see the scanner): most patterns of a large
-     * rule set never reach PCRE2 behind the prefilter, and start-up stays fast */
     sc->code = code;
+    pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &sc->ngroups);
     uint32_t count = 0, esize = 0;
     PCRE2_SPTR table = NULL;
     pcre2_pattern_info(code, PCRE2_INFO_NAMECOUNT, &count);
@@ -600,7 +630,7 @@ static const char *basename_of(const char *path)
 ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin,
                           ldx_arena *arena, ldx_msgs *msgs)
 {
-    ctx c = {.path = path, .arena = arena, .msgs = msgs};
+    ctx c = {.path = path, .arena = arena, .msgs = msgs, .builtin = builtin};
     if (root->kind != LDXI_YMAP) {
         error_at(&c, root, "a rule file is a mapping (id:, title:, class:, ...)");
         return NULL;
@@ -679,6 +709,7 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
 void ldxi_rule_free(ldxi_rule *r)
 {
     if (!r) return;
-    for (size_t i = 0; r->sigs && i < r->info.nsignals; i++) pcre2_code_free(r->sigs[i].code);
+    for (size_t i = 0; r->sigs && i < r->info.nsignals; i++)
+        if (r->sigs[i].code) pcre2_code_free(r->sigs[i].code);
     free(r);
 }

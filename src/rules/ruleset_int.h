@@ -11,12 +11,26 @@
 #include "../core/version.h"
 
 typedef struct {
+    /* Compiled and JIT-compiled on first use (ldxi_sig_code): most patterns of a large
+     * rule set never reach PCRE2 behind the prefilter. User rules are compiled at load,
+     * to report their errors, and JIT-compiled on first use. */
     pcre2_code *code;
-    int jitted;            /* JIT-compiled yet: set once, under a lock, on first use */
+    int ready;             /* code compiled and JIT-compiled: set once, under a lock */
+    const char *pattern;
+    uint32_t options;      /* PCRE2_CASELESS or 0 */
+    uint32_t ngroups;      /* capture groups */
     const char **capnames; /* named captures, in name-table order */
     int *capgroups;        /* their group numbers */
     size_t ncaps;
 } ldxi_sigc;
+
+/* The signal's compiled pattern, ready to match (NULL if it does not compile).
+ * Thread-safe. */
+pcre2_code *ldxi_sig_code(const ldxi_sigc *sc);
+/* Reads the named captures and the group count of a pattern from its text into sc
+ * (capnames, capgroups, ncaps) and *ngroups; false where the text has what this
+ * reading does not follow (the pattern must then be compiled to know). */
+bool ldxi_pattern_groups(const char *pattern, ldx_arena *a, ldxi_sigc *sc, uint32_t *ngroups);
 
 /* One caused_by entry: the cause (class or rule id) and how the two must be ordered
  * for the cause to explain this rule. */

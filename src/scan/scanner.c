@@ -375,36 +375,19 @@ void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const char *text, size_t 
     }
 }
 
-static pthread_mutex_t jit_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* JIT-compiles a pattern the first time any scanner needs it. The ruleset is shared by
- * threads, so this is the one place that writes to it: under a lock, with the flag
- * published after the compiled code, and no thread matching the pattern before it
- * sees the flag. */
-static void jit_once(const ldxi_sigc *sc)
-{
-    if (__atomic_load_n(&sc->jitted, __ATOMIC_ACQUIRE)) return;
-    pthread_mutex_lock(&jit_lock);
-    ldxi_sigc *w = (ldxi_sigc *)sc;
-    if (!w->jitted) {
-        pcre2_jit_compile(w->code, PCRE2_JIT_COMPLETE); /* without JIT it is only slower */
-        __atomic_store_n(&w->jitted, 1, __ATOMIC_RELEASE);
-    }
-    pthread_mutex_unlock(&jit_lock);
-}
-
 /* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
  * go to rc, and ldxi_scan_count() adds them to the scanner. */
 bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
                      pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm)
 {
     const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
-    jit_once(sc);
+    pcre2_code *code = ldxi_sig_code(sc);
+    if (!code) return false;
     bool timed = s->profile || ((*nconfirm)++ % CLOCK_SAMPLE) == 0;
     rc->calls++;
     struct timespec t0, t1;
     if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
-    int r = pcre2_match(sc->code, (PCRE2_SPTR)text, len, 0, 0, md, s->mctx);
+    int r = pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, md, s->mctx);
     if (timed) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +

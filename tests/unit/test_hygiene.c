@@ -68,11 +68,75 @@ static void test_prefilter_forms(void **state)
     form_is("watchdog(?=.*timeout)", "watchdog");
 }
 
+/* The capture groups read from a pattern's text are PCRE2's own. */
+static void check_groups(const char *pattern, uint32_t opts)
+{
+    ldx_arena *a;
+    assert_int_equal(ldxi_arena_create(&a), LDX_OK);
+    ldxi_sigc sc = {0};
+    uint32_t ngroups = 0;
+    if (!ldxi_pattern_groups(pattern, a, &sc, &ngroups)) { /* not read: compiled instead */
+        ldxi_arena_destroy(a);
+        return;
+    }
+    int err;
+    PCRE2_SIZE off;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, opts, &err, &off, NULL);
+    assert_non_null(code);
+    uint32_t cc = 0, count = 0, esize = 0;
+    PCRE2_SPTR table = NULL;
+    pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &cc);
+    pcre2_pattern_info(code, PCRE2_INFO_NAMECOUNT, &count);
+    pcre2_pattern_info(code, PCRE2_INFO_NAMEENTRYSIZE, &esize);
+    pcre2_pattern_info(code, PCRE2_INFO_NAMETABLE, &table);
+    if (cc != ngroups || count != sc.ncaps) fail_msg("%s: %u groups, %u names; read %u, %zu", pattern, cc, count, ngroups, sc.ncaps);
+    for (uint32_t i = 0; i < count; i++) {
+        PCRE2_SPTR e = table + (size_t)i * esize;
+        assert_int_equal(sc.capgroups[i], (e[0] << 8) | e[1]);
+        assert_string_equal(sc.capnames[i], (const char *)e + 2);
+    }
+    pcre2_code_free(code);
+    ldxi_arena_destroy(a);
+}
+
+static void test_groups(void **state)
+{
+    (void)state;
+    check_groups("(?<b>x)(y)(?:z)(?<a>w)(?P<c>v)(?'d'u)(?=t)(?<=s)(?<!r)[(](\\()", 0);
+    check_groups("(?i)(?<v>\\d+)(?i:a(?<w>b))", 0);
+    ldx_arena *a;
+    assert_int_equal(ldxi_arena_create(&a), LDX_OK);
+    ldxi_sigc sc = {0};
+    uint32_t n;
+    assert_false(ldxi_pattern_groups("(?|(a)|(b))", a, &sc, &n)); /* branch reset */
+    assert_false(ldxi_pattern_groups("(?x) ( a )", a, &sc, &n));
+    ldxi_arena_destroy(a);
+    /* every built-in pattern */
+    ldx_msgs *m;
+    ldx_compiler *c;
+    ldx_ruleset *rs;
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&c, m), LDX_OK);
+    assert_int_equal(ldx_compiler_add_builtin(c), LDX_OK);
+    assert_int_equal(ldx_compiler_finish(c, &rs), LDX_OK);
+    size_t checked = 0;
+    for (size_t i = 0; i < ldx_ruleset_count(rs); i++) {
+        const ldx_rule_info *ri = ldx_ruleset_rule(rs, i);
+        for (size_t k = 0; k < ri->nsignals; k++, checked++)
+            check_groups(ri->signals[k].pattern, ri->signals[k].caseless ? PCRE2_CASELESS : 0);
+    }
+    assert_true(checked > 500);
+    ldx_ruleset_destroy(rs);
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_literals),
         cmocka_unit_test(test_prefilter_forms),
+        cmocka_unit_test(test_groups),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
