@@ -52,7 +52,8 @@ static ldx_status add_buffer(ldx_compiler *c, const char *name, const char *cano
      * was a quarter of start-up */
     ldxi_arena_reset(c->tree);
     ldx_status st;
-    if (builtin && len >= 4 && memcmp(data, LDXI_YTREE_MAGIC, 4) == 0) {
+    bool tree = builtin && len >= 4 && memcmp(data, LDXI_YTREE_MAGIC, 4) == 0;
+    if (tree) {
         /* a built-in rule as the tree the build parsed (ldx-trees) */
         st = ldxi_ytree_decode(data, len, c->tree, &root);
         if (st != LDX_OK) ldx_msgs_add(c->msgs, LDX_MSG_ERROR, name, 0, 0, "damaged built-in rule");
@@ -63,7 +64,8 @@ static ldx_status add_buffer(ldx_compiler *c, const char *name, const char *cano
         c->failed = 1;
         return st == LDX_ENOMEM ? st : LDX_ERULE;
     }
-    ldxi_rule *r = ldxi_rule_load(root, name, builtin, c->arena, c->msgs);
+    /* an embedded tree's strings are the library's own, for as long as it is loaded */
+    ldxi_rule *r = ldxi_rule_load(root, name, builtin, tree, c->arena, c->msgs);
     if (!r) {
         c->failed = 1;
         return LDX_ERULE;

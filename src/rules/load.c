@@ -14,6 +14,7 @@ typedef struct {
     ldx_msgs *msgs;
     int errors;
     bool builtin;
+    bool keep; /* the tree's strings live as long as the rule: used, not copied */
 } ctx;
 
 static void error_at(ctx *c, const ldxi_ynode *n, const char *fmt, ...)
@@ -111,16 +112,16 @@ static const char *scalar(ctx *c, const ldxi_ynode *map, const char *key, int re
         error_at(c, n, "'%s' is empty", key);
         return NULL;
     }
-    return ldxi_arena_strndup(c->arena, n->str, n->len);
+    return c->keep ? n->str : ldxi_arena_strndup(c->arena, n->str, n->len);
 }
 
 /* Drops the trailing newline that block scalars carry. */
 static const char *trim_end(ctx *c, const char *s)
 {
     if (!s) return NULL;
-    size_t n = strlen(s);
+    size_t n = strlen(s), whole = n;
     while (n && (s[n - 1] == '\n' || s[n - 1] == ' ')) n--;
-    return ldxi_arena_strndup(c->arena, s, n);
+    return c->keep && n == whole ? s : ldxi_arena_strndup(c->arena, s, n);
 }
 
 static ldx_strv strlist(ctx *c, const ldxi_ynode *map, const char *key, int required,
@@ -370,7 +371,7 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
     for (size_t i = 0; i < n; i++) {
         const ldxi_ynode *k = sigs->items[2 * i], *v = sigs->items[2 * i + 1];
         ldx_signal_info *s = &si[i];
-        s->name = k->kind == LDXI_YSCALAR ? ldxi_arena_strndup(c->arena, k->str, k->len) : "?";
+        s->name = k->kind != LDXI_YSCALAR ? "?" : c->keep ? k->str : ldxi_arena_strndup(c->arena, k->str, k->len);
         s->weight = 1.0;
         s->line = k->line;
         s->col = k->col;
@@ -539,7 +540,7 @@ static void load_causes(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
         const ldxi_ynode *it = n->items[i];
         ldxi_cause cs = {.order = LDXI_ORDER_AUTO};
         if (it->kind == LDXI_YSCALAR && *it->str) {
-            cs.name = ldxi_arena_strndup(c->arena, it->str, it->len);
+            cs.name = c->keep ? it->str : ldxi_arena_strndup(c->arena, it->str, it->len);
         } else if (it->kind == LDXI_YMAP) {
             check_keys(c, it, cause_keys, "caused_by");
             cs.name = scalar(c, it, "cause", 1);
@@ -628,9 +629,10 @@ static const char *basename_of(const char *path)
 }
 
 ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin,
-                          ldx_arena *arena, ldx_msgs *msgs)
+                          bool keep_strings, ldx_arena *arena, ldx_msgs *msgs)
 {
-    ctx c = {.path = path, .arena = arena, .msgs = msgs, .builtin = builtin};
+    ctx c = {.path = path, .arena = arena, .msgs = msgs, .builtin = builtin,
+             .keep = keep_strings};
     if (root->kind != LDXI_YMAP) {
         error_at(&c, root, "a rule file is a mapping (id:, title:, class:, ...)");
         return NULL;

@@ -8,6 +8,7 @@
 /* Strings and nodes go to arena; compiled patterns are owned by the rule and freed
  * with ldxi_rule_free(). Returns NULL when the rule has errors (all reported). */
 ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin,
+                          bool keep_strings,
                           ldx_arena *arena, ldx_msgs *msgs);
 void ldxi_rule_free(ldxi_rule *r);
 

@@ -26,8 +26,12 @@ static ldx_status encode(const ldxi_ynode *n, ldx_buf *b)
     LDX_TRY(put_u32(b, n->line));
     LDX_TRY(put_u32(b, n->col));
     if (n->kind == LDXI_YSCALAR) {
-        LDX_TRY(put_u32(b, (uint32_t)n->len));
-        LDX_TRY(ldxi_buf_append(b, n->str, n->len));
+        /* a block scalar's trailing newline is dropped here, as loading drops it, so
+         * that the loaded rule can point at the embedded text as it is */
+        size_t len = n->len;
+        while (n->quoted == 2 && len && (n->str[len - 1] == '\n' || n->str[len - 1] == ' ')) len--;
+        LDX_TRY(put_u32(b, (uint32_t)len));
+        LDX_TRY(ldxi_buf_append(b, n->str, len));
         return ldxi_buf_append(b, "", 1);
     }
     LDX_TRY(put_u32(b, (uint32_t)n->n));
