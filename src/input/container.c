@@ -7,8 +7,6 @@
  * libarchive is given only the filters and formats we mean to read (gzip, bzip2, xz,
  * zstd; tar, zip and "raw" for a single compressed stream), not _all(): some of the
  * others run external programs or guess formats from text. */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -20,6 +18,7 @@
 #include "logdx/input.h"
 #include "../core/util.h"
 #include "input_int.h"
+#include "larchive.h"
 
 #define IO_BLOCK (256u * 1024u)
 
@@ -32,6 +31,7 @@ struct ldx_input {
     unsigned char head[LDX_DETECT_BYTES];
     size_t headlen, headpos;
     struct archive *ar;      /* an archive, or a compressed stream from a pipe */
+    const ldxi_archive_api *api; /* libarchive's functions, when ar is set */
     ldxi_decoder *dec;       /* a compressed stream from a file (decode.c) */
     unsigned char *ibuf;     /* the decoder's input */
     size_t ilen, ipos;
@@ -86,7 +86,7 @@ static la_ssize_t archive_cb_read(struct archive *a, void *ctx, const void **out
 {
     ldx_input *in = ctx;
     ssize_t n = raw_read(in, in->iobuf, IO_BLOCK);
-    if (n < 0) archive_set_error(a, errno, "%s", strerror(errno));
+    if (n < 0) in->api->set_error(a, errno, "%s", strerror(errno));
     *out = in->iobuf;
     return n;
 }
@@ -94,10 +94,10 @@ static la_ssize_t archive_cb_read(struct archive *a, void *ctx, const void **out
 static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
 {
     ldx_input *in = ctx;
-    la_ssize_t n = archive_read_data(in->ar, buf, cap);
+    la_ssize_t n = in->api->read_data(in->ar, buf, cap);
     if (n < 0) {
         snprintf(in->errbuf, sizeof in->errbuf, "%s",
-                 archive_error_string(in->ar) ? archive_error_string(in->ar)
+                 in->api->error_string(in->ar) ? in->api->error_string(in->ar)
                                               : "damaged compressed data");
         *err = in->errbuf;
         return -1;
@@ -211,27 +211,35 @@ static ldx_status read_head(ldx_input *in, bool *seekable)
 
 static ldx_status open_archive(ldx_input *in, bool seekable)
 {
-    in->ar = archive_read_new();
+    const char *why = NULL;
+    in->api = ldxi_archive(&why);
+    if (!in->api) {
+        set_error(in, why);
+        in->error_pending = true;
+        in->done = true;
+        return LDX_OK;
+    }
+    in->ar = in->api->read_new();
     if (!in->ar) return LDX_ENOMEM;
-    archive_read_support_filter_gzip(in->ar);
-    archive_read_support_filter_bzip2(in->ar);
-    archive_read_support_filter_xz(in->ar);
-    archive_read_support_filter_zstd(in->ar);
-    archive_read_support_format_tar(in->ar);
-    archive_read_support_format_gnutar(in->ar);
-    archive_read_support_format_zip(in->ar);
-    archive_read_support_format_raw(in->ar);
+    in->api->read_support_filter_gzip(in->ar);
+    in->api->read_support_filter_bzip2(in->ar);
+    in->api->read_support_filter_xz(in->ar);
+    in->api->read_support_filter_zstd(in->ar);
+    in->api->read_support_format_tar(in->ar);
+    in->api->read_support_format_gnutar(in->ar);
+    in->api->read_support_format_zip(in->ar);
+    in->api->read_support_format_raw(in->ar);
     int rc;
     if (seekable) {
         /* A seekable file lets the zip reader use the central directory. */
-        rc = archive_read_open_fd(in->ar, in->fd, IO_BLOCK);
+        rc = in->api->read_open_fd(in->ar, in->fd, IO_BLOCK);
     } else {
         in->iobuf = malloc(IO_BLOCK);
         if (!in->iobuf) return LDX_ENOMEM;
-        rc = archive_read_open(in->ar, in, NULL, archive_cb_read, NULL);
+        rc = in->api->read_open(in->ar, in, NULL, archive_cb_read, NULL);
     }
     if (rc != ARCHIVE_OK) {
-        set_error(in, archive_error_string(in->ar) ? archive_error_string(in->ar)
+        set_error(in, in->api->error_string(in->ar) ? in->api->error_string(in->ar)
                                                    : "cannot read the archive");
         in->error_pending = true;
         in->done = true;
@@ -310,7 +318,7 @@ void ldx_input_destroy(ldx_input *in)
 {
     if (!in) return;
     close_reader(in);
-    if (in->ar) archive_read_free(in->ar);
+    if (in->ar) in->api->read_free(in->ar);
     ldxi_decoder_destroy(in->dec);
     free(in->ibuf);
     free(in->pbuf);
@@ -330,7 +338,7 @@ static ldx_status next_member(ldx_input *in, ldx_reader **r)
     close_reader(in);
     for (int retries = 0;;) {
         struct archive_entry *e;
-        int rc = archive_read_next_header(in->ar, &e);
+        int rc = in->api->read_next_header(in->ar, &e);
         if (rc == ARCHIVE_EOF) {
             in->done = true;
             return LDX_EOF;
@@ -341,7 +349,7 @@ static ldx_status next_member(ldx_input *in, ldx_reader **r)
              * broken header after it is the same problem. */
             if (rc == ARCHIVE_FATAL || rc == ARCHIVE_RETRY) in->done = true;
             if (member_failed && in->done) return LDX_EOF;
-            set_error(in, archive_error_string(in->ar) ? archive_error_string(in->ar)
+            set_error(in, in->api->error_string(in->ar) ? in->api->error_string(in->ar)
                                                        : "damaged archive");
             return LDX_EIO;
         }
@@ -350,8 +358,8 @@ static ldx_status next_member(ldx_input *in, ldx_reader **r)
             /* The magic said compressed or archived, libarchive found neither: a header
              * cut short or damaged. Reading it raw would scan compressed bytes. */
             bool compressed = in->kind != LDX_KIND_ZIP && in->kind != LDX_KIND_TAR;
-            if (compressed ? archive_filter_code(in->ar, 0) == ARCHIVE_FILTER_NONE
-                           : archive_format(in->ar) == ARCHIVE_FORMAT_RAW) {
+            if (compressed ? in->api->filter_code(in->ar, 0) == ARCHIVE_FILTER_NONE
+                           : in->api->format(in->ar) == ARCHIVE_FORMAT_RAW) {
                 snprintf(in->errbuf, sizeof in->errbuf, "not a readable %s %s (damaged or cut short)",
                          ldx_input_kind_name(in->kind), compressed ? "stream" : "archive");
                 set_error(in, in->errbuf);
@@ -360,12 +368,12 @@ static ldx_status next_member(ldx_input *in, ldx_reader **r)
             }
         }
         char *name;
-        if (archive_format(in->ar) == ARCHIVE_FORMAT_RAW) {
+        if (in->api->format(in->ar) == ARCHIVE_FORMAT_RAW) {
             name = ldxi_strdup(in->name); /* one compressed log: its own name */
         } else {
-            if (archive_entry_filetype(e) != AE_IFREG) continue;
-            const char *m = archive_entry_pathname_utf8(e);
-            if (!m) m = archive_entry_pathname(e);
+            if (in->api->entry_filetype(e) != AE_IFREG) continue;
+            const char *m = in->api->entry_pathname_utf8(e);
+            if (!m) m = in->api->entry_pathname(e);
             name = ldx_input_member_name(in->name, m);
         }
         if (!name) return LDX_ENOMEM;
