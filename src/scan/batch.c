@@ -257,12 +257,24 @@ static void *worker_main(void *arg)
 }
 
 /* Applies the oldest batch handed on, once matched. */
+/* Rather than wait for it, this thread matches batches nobody has taken yet: with
+ * it, -j N needs only N - 1 workers to keep N cores busy. */
 static void apply_oldest(ldx_scanner *s)
 {
     ldxi_batch *b = &s->bt[s->applied % (uint64_t)s->nbt];
     if (s->nworkers) {
         pthread_mutex_lock(&s->mu);
-        while (!b->done) pthread_cond_wait(&s->done, &s->mu);
+        while (!b->done) {
+            if (s->claimed < s->filled) {
+                ldxi_batch *t = &s->bt[s->claimed++ % (uint64_t)s->nbt];
+                pthread_mutex_unlock(&s->mu);
+                match_batch(s, t, &s->own);
+                pthread_mutex_lock(&s->mu);
+                t->done = true;
+                continue;
+            }
+            pthread_cond_wait(&s->done, &s->mu);
+        }
         pthread_mutex_unlock(&s->mu);
     }
     apply_batch(s, b);
@@ -279,7 +291,7 @@ static void hand_on(ldx_scanner *s)
     if (!b->nbl) return;
     /* threads only for an input of more than one batch: a small log is done sooner
      * than they start */
-    if (s->want > 1 && b->len >= BATCH_BYTES) {
+    if (s->want > 0 && b->len >= BATCH_BYTES) {
         start_workers(s);
         b = &s->bt[s->filled % (uint64_t)s->nbt];
     }
@@ -438,7 +450,8 @@ void ldxi_batch_free(ldx_scanner *s)
 
 ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n)
 {
-    if (s->bt && !s->nworkers) s->want = n;
+    /* this thread matches too (apply_oldest) */
+    if (s->bt && !s->nworkers) s->want = n - 1;
     return LDX_OK;
 }
 
