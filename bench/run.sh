@@ -40,7 +40,6 @@ need_pkg() { # need_pkg COMMAND DEBIAN-PACKAGE
     else sudo apt-get install -y "$2" >/dev/null 2>&1; fi
     command -v "$1" >/dev/null 2>&1
 }
-[ -x /usr/bin/time ] || need_pkg /usr/bin/time time || die "needs GNU time (/usr/bin/time, Debian package 'time')"
 need_pkg rg ripgrep || say "bench: no rg (Debian package 'ripgrep'): its rows will be n/a"
 need_pkg gzip gzip || die "needs gzip"
 have_zstd=1; command -v zstd >/dev/null 2>&1 || have_zstd=0
@@ -63,26 +62,22 @@ mkdir -p "$T" || die "cannot create $T"
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$T"' EXIT INT TERM
 
 $CC -std=c11 -O2 -o "$T/gen_log" "$here/gen_log.c" || die "cannot compile gen_log.c"
+$CC -std=c11 -O2 -o "$T/runtime" "$here/runtime.c" || die "cannot compile runtime.c"
 have_inflate=1
 $CC -std=c11 -O2 -o "$T/inflate" "$here/inflate.c" -lz 2>/dev/null || have_inflate=0
 
 # ---- the timer: best wall time of REPEAT runs and the largest peak RSS ---------------
 # timeit NAME CMD...   (CMD's stdout goes to /dev/null) sets NAME_s and NAME_mib.
-# Wall time comes from date(1) in ns (GNU time's %e has only 10 ms steps), so it
-# includes starting /usr/bin/time itself: about a millisecond.
+# bench/runtime.c measures the command's own wall time and peak RSS.
 timeit() {
     name=$1; shift
     best=; peak=0; i=0
     while [ "$i" -lt "$REPEAT" ]; do
         i=$((i + 1))
-        t0=$(date +%s%N)
-        /usr/bin/time -o "$T/time.out" -f '%M %x' "$@" >/dev/null 2>"$T/stderr.out"
-        t1=$(date +%s%N)
-        s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", (b - a) / 1e9 }')
-        line=$(tail -n 1 "$T/time.out")
-        kib=${line%% *}; rc=${line#* }
+        "$T/runtime" "$T/time.out" "$@" || die "cannot run $*"
+        read -r s kib rc <"$T/time.out"
         if [ "$rc" -ge 2 ]; then
-            say "bench: '$*' exited with $rc:"; head -n 5 "$T/stderr.out" >&2
+            say "bench: '$*' exited with $rc:"; head -n 5 "$T/time.out.err" >&2
         fi
         best=$(awk -v a="$best" -v b="$s" 'BEGIN { r = (a == "" || b + 0 < a + 0) ? b : a; print r }')
         [ "$kib" -gt "$peak" ] && peak=$kib
