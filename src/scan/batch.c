@@ -125,7 +125,7 @@ static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc
         ldxi_grow((void **)&b->co, &b->cocap, b->nco + 2 * sc->ncaps, sizeof(size_t)) != LDX_OK)
         return false;
     b->m[b->nm++] = (ldxi_match){line, g, (uint32_t)b->nco};
-    ldxi_scan_caps(sc, md, b->co + b->nco);
+    if (sc->ncaps) ldxi_scan_caps(sc, md, b->co + b->nco);
     b->nco += 2 * sc->ncaps;
     return true;
 }
@@ -224,7 +224,8 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
                 ldxi_sigref ref = h->refs[b->m[mi].g];
                 if ((long)ref.rule != cur) s->rule_lines[ref.rule]++; /* once a line */
                 cur = ref.rule;
-                ldxi_scan_hit(s, ref.rule, ref.sig, text, len, lineno, &lc, b->co + b->m[mi].co);
+                const size_t *co = b->co ? b->co + b->m[mi].co : NULL; /* NULL: no captures */
+                ldxi_scan_hit(s, ref.rule, ref.sig, text, len, lineno, &lc, co);
             }
         }
         ldxi_scan_materialize(s);
