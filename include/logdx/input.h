@@ -28,6 +28,7 @@ typedef struct {
     uint64_t lineno;  /* from 1 */
     bool truncated;   /* the line was longer than LDX_LINE_MAX */
     size_t full_len;  /* its real length, when truncated */
+    bool no_esc;      /* the reader saw no ESC in it (false: there may be ANSI escapes) */
 } ldx_line;
 
 ldx_status ldx_reader_open_path(ldx_reader **out, const char *path);

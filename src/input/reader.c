@@ -29,6 +29,8 @@ struct ldx_reader {
     bool pending_cr;     /* the last block ended in "\r": skip a "\n" that follows */
     const char *cr;      /* the next "\r" at or after where it was looked for, or NULL */
     bool cr_searched;    /* cr is valid for this block */
+    const char *esc;     /* the same for ESC (ANSI escapes), so that lines can say */
+    bool esc_searched;
     ldx_buf partial;     /* a line that straddles blocks */
     size_t part_full;    /* its length before truncation */
     uint64_t lineno;
@@ -114,7 +116,7 @@ static void set_error(ldx_reader *r, const char *what)
 static bool refill(ldx_reader *r)
 {
     if (r->eof) return false;
-    r->cr_searched = false; /* a new block: the "\r" search starts over */
+    r->cr_searched = r->esc_searched = false; /* a new block: the searches start over */
     if (r->mem) {
         if (r->buf) {
             r->eof = true;
@@ -158,6 +160,7 @@ static ldx_status emit_partial(ldx_reader *r, ldx_line *line)
     line->len = r->partial.len;
     line->truncated = r->part_full > r->partial.len;
     line->full_len = r->part_full;
+    line->no_esc = false; /* pieced together from blocks: not looked at */
     line->lineno = ++r->lineno;
     r->partial.len = 0; /* the data stays valid until the next call */
     r->part_full = 0;
@@ -219,6 +222,12 @@ ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
         }
         line->lineno = ++r->lineno;
         line->full_len = n;
+        /* whether an ESC lies in the line: one search per block, not one per line */
+        if (!r->esc_searched || (r->esc && r->esc < start)) {
+            r->esc = memchr(start, 0x1b, (size_t)(end - start));
+            r->esc_searched = true;
+        }
+        line->no_esc = !r->esc || r->esc > eol;
         line->truncated = n > LDX_LINE_MAX;
         line->text = start;
         line->len = line->truncated ? LDX_LINE_MAX : n;

@@ -343,8 +343,9 @@ bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
         return false;
     }
     char *dst = b->buf + b->len;
-    size_t n = memchr(line->text, 0x1b, len) ? ldx_strip_ansi(line->text, len, dst)
-                                              : (memcpy(dst, line->text, len), len);
+    size_t n = !line->no_esc && memchr(line->text, 0x1b, len)
+                   ? ldx_strip_ansi(line->text, len, dst)
+                   : (memcpy(dst, line->text, len), len);
     dst[n] = '\n';
     b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno, 0};
     b->len += n + 1;

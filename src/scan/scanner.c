@@ -480,7 +480,7 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     if (s->rs->hs && ldxi_batch_line(s, line)) return LDX_OK;
     size_t len = line->len;
     const char *text = line->text;
-    if (memchr(text, 0x1b, len)) {
+    if (!line->no_esc && memchr(text, 0x1b, len)) {
         len = ldx_strip_ansi(text, len, s->clean);
         text = s->clean;
     }

@@ -53,7 +53,14 @@ static void compile(void)
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len)
 {
-    if (len > 4096 || !memchr(text, '.', len)) return;
+    if (len > 4096) return;
+    /* a version needs "digit.digit": most lines that name a component have none */
+    bool number = false;
+    for (const char *d = memchr(text, '.', len); d && !number;
+         d = memchr(d + 1, '.', len - (size_t)(d + 1 - text)))
+        number = d > text && d + 1 < text + len && d[-1] >= '0' && d[-1] <= '9' &&
+                 d[1] >= '0' && d[1] <= '9';
+    if (!number) return;
     pthread_once(&once, compile);
     for (size_t i = 0; i < NSOURCES; i++) {
         int c = sources[i].component;

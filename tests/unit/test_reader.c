@@ -196,9 +196,30 @@ static void test_missing_file(void **state)
     assert_int_equal(ldx_reader_open_path(&r, "/nonexistent/x.log"), LDX_ENOTFOUND);
 }
 
+/* Lines say when they surely hold no ESC, so that the scanner skips looking. */
+static void test_no_esc(void **state)
+{
+    (void)state;
+    const char *text = "plain\n\x1b[31mred\x1b[0m\rafter\nlast";
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, text, strlen(text), "t"), LDX_OK);
+    ldx_line l;
+    bool want[] = {true, false, true};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
+        assert_int_equal(l.no_esc, want[i]);
+    }
+    /* the last line, without a line end, is pieced together: not looked at */
+    assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
+    assert_false(l.no_esc);
+    assert_int_equal(ldx_reader_next(r, &l), LDX_EOF);
+    ldx_reader_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_esc),
         cmocka_unit_test(test_line_ends),
         cmocka_unit_test(test_trailing_newline_and_empty),
         cmocka_unit_test(test_tqdm_bar),
