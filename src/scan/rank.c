@@ -2,7 +2,6 @@
  * the bracketed forms are unambiguous and tried first, the free-text "rank N" last. */
 #include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
 #include "logdx/scan.h"
 
@@ -88,7 +87,8 @@ int ldx_line_rank(const char *s, size_t len)
     /* free text: "rank 3", "Rank: 3", "rank=3", "local_rank: 3", "RANK=3" */
     r_cursor rc = {s, n, find_from(s, n, 0, 'r'), find_from(s, n, 0, 'R')};
     for (size_t i = rc.lo < rc.up ? rc.lo : rc.up; i + 5 <= n; i = next_r(&rc, i)) {
-        if (strncasecmp(s + i, "rank", 4) != 0) continue;
+        if ((s[i + 1] | 0x20) != 'a' || (s[i + 2] | 0x20) != 'n' || (s[i + 3] | 0x20) != 'k')
+            continue; /* s[i] is r or R */
         if (i > 0 && isalpha((unsigned char)s[i - 1])) continue;
         size_t k = i + 4;
         while (k < n && (s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '#')) k++;
