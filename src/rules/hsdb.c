@@ -115,9 +115,26 @@ static bool add_always(ldxi_hsdb *h, uint32_t g)
     return true;
 }
 
+/* What the database gets for a signal: its pattern, a cheaper form of it (pform.c),
+ * or the literals it requires when Vectorscan refuses the pattern. */
+typedef struct {
+    char *expr;    /* NULL: the pattern itself */
+    bool literal;  /* expr is a literal set */
+    bool caseless; /* the literal set came from a (?i) pattern */
+} entry;
+
+/* Drops entry x of gs[0..n) and ent[0..n). */
+static void drop(uint32_t *gs, entry *ent, size_t n, size_t x)
+{
+    free(ent[x].expr);
+    memmove(gs + x, gs + x + 1, (n - x - 1) * sizeof(uint32_t));
+    memmove(ent + x, ent + x + 1, (n - x - 1) * sizeof(entry));
+}
+
 /* Compiles the signals gs[0..n) (ruleset order) into a new part, with the specials
- * when asked. Database ids are positions in gs; the specials follow. Signals Vectorscan
- * refuses or gets wrong move to the always list, one at a time. */
+ * when asked. Database ids are positions in gs; the specials follow. A pattern
+ * Vectorscan refuses is given as its required literals; one it refuses that way too,
+ * or gets wrong, moves to the always list (PCRE2 on every line), one at a time. */
 static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
                          bool with_specials, struct ldx_msgs *msgs)
 {
@@ -125,19 +142,19 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     const char **exprs = calloc(cap, sizeof(char *));
     unsigned *flags = calloc(cap, sizeof(unsigned));
     unsigned *ids = calloc(cap, sizeof(unsigned));
-    char **forms = calloc(n ? n : 1, sizeof(char *));
-    bool ok = exprs && flags && ids && forms;
+    entry *ent = calloc(n ? n : 1, sizeof(entry));
+    bool ok = exprs && flags && ids && ent;
     for (size_t x = 0; ok && x < n; x++)
-        forms[x] = ldxi_prefilter_form(
+        ent[x].expr = ldxi_prefilter_form(
             rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig].pattern);
     hs_database_t *db = NULL;
     for (int attempt = 0; ok && attempt < 256; attempt++) {
         size_t m = 0;
         for (size_t x = 0; x < n; x++) {
             const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
-            exprs[m] = forms[x] ? forms[x] : si->pattern;
-            flags[m] = HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY |
-                       (si->caseless ? HS_FLAG_CASELESS : 0);
+            exprs[m] = ent[x].expr ? ent[x].expr : si->pattern;
+            flags[m] = (ent[x].literal ? 0 : HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY) |
+                       (si->caseless || ent[x].caseless ? HS_FLAG_CASELESS : 0);
             ids[m] = (unsigned)x;
             m++;
         }
@@ -157,10 +174,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
             db = NULL;
             for (uint32_t x = gs[missed]; x != LDXI_HS_IGNORE; x = h->same_next[x])
                 if (!add_always(h, x)) ok = false;
-            memmove(gs + missed, gs + missed + 1, (n - (size_t)missed - 1) * sizeof(uint32_t));
-            free(forms[missed]);
-            memmove(forms + missed, forms + missed + 1, (n - (size_t)missed - 1) * sizeof(char *));
-            n--;
+            drop(gs, ent, n--, (size_t)missed);
             continue;
         }
         int bad = err ? err->expression : -1;
@@ -175,15 +189,22 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         }
         hs_free_compile_error(err);
         uint32_t x = ids[bad];
+        if (!ent[x].literal) {
+            const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
+            bool ci = false;
+            char *lits = ldxi_literal_set(si->pattern, &ci);
+            if (lits) {
+                free(ent[x].expr);
+                ent[x] = (entry){lits, true, ci};
+                continue;
+            }
+        }
         for (uint32_t y = gs[x]; y != LDXI_HS_IGNORE; y = h->same_next[y])
             if (!add_always(h, y)) ok = false;
-        memmove(gs + x, gs + x + 1, (n - x - 1) * sizeof(uint32_t));
-        free(forms[x]);
-        memmove(forms + x, forms + x + 1, (n - x - 1) * sizeof(char *));
-        n--;
+        drop(gs, ent, n--, x);
     }
-    for (size_t x = 0; forms && x < n; x++) free(forms[x]);
-    free(forms);
+    for (size_t x = 0; ent && x < n; x++) free(ent[x].expr);
+    free(ent);
     free(exprs);
     free(flags);
     free(ids);

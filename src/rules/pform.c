@@ -8,6 +8,7 @@
  *
  * On the bench log this turned the tqdm pattern `\| *\d+/\d+ \[[^\]]{0,40}(?:it/s|s/it)`
  * from a quarter of the whole database's cost into almost nothing. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,5 +272,239 @@ char *ldxi_prefilter_form(const char *pattern)
         return NULL;
     }
     out[olen] = '\0';
+    return out;
+}
+
+/* ---- literal sets ----
+ * For a pattern Vectorscan refuses (recursion, \G, ...): fixed strings one of which
+ * every match must contain, so that the pattern is still prefiltered, by its literals,
+ * instead of running PCRE2 on every line. (As the only form of every pattern they were
+ * no faster on the bench log: the literal database scans at 1.5 GB/s against 0.54, but
+ * sends far more lines to PCRE2.) */
+
+#define SET_MAX 16 /* strings in a set; more and the pattern is left to a regex */
+#define LIT_MAX 64 /* a longer literal is cut: any piece of a required string is required */
+
+typedef struct {
+    size_t n; /* 0: no requirement found */
+    size_t len[SET_MAX];
+    char s[SET_MAX][LIT_MAX];
+} lset;
+
+/* What a string is worth as a filter: its length without the common words. */
+static size_t worth(const char *s, size_t n)
+{
+    char tmp[LIT_MAX + 1];
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    size_t w = n;
+    for (size_t k = 0; k < sizeof common_words / sizeof *common_words; k++) {
+        size_t wl = strlen(common_words[k]);
+        for (char *q = strstr(tmp, common_words[k]); q; q = strstr(q + wl, common_words[k])) {
+            memset(q, '\1', wl);
+            w -= wl;
+        }
+    }
+    return w;
+}
+
+static size_t set_worth(const lset *a)
+{
+    size_t w = a->n ? SIZE_MAX : 0;
+    for (size_t i = 0; i < a->n; i++) {
+        size_t x = worth(a->s[i], a->len[i]);
+        if (x < w) w = x;
+    }
+    return w;
+}
+
+/* Keeps cand in best if it filters better: its weakest string is worth more, or as
+ * much with fewer strings. */
+static void consider(lset *best, const lset *cand)
+{
+    if (!cand->n) return;
+    size_t wc = set_worth(cand), wb = set_worth(best);
+    if (!best->n || wc > wb || (wc == wb && cand->n < best->n)) *best = *cand;
+}
+
+static void consider_run(lset *best, const char *run, size_t rl)
+{
+    if (!rl) return;
+    lset one = {.n = 1};
+    one.len[0] = rl;
+    memcpy(one.s[0], run, rl);
+    consider(best, &one);
+}
+
+static bool set_of(const char *p, size_t n, int depth, lset *out);
+
+/* One alternative: the best of its literal runs and required groups. */
+static bool branch_set(const char *p, size_t n, int depth, lset *best)
+{
+    char run[LIT_MAX];
+    size_t rl = 0;
+    best->n = 0;
+    for (size_t i = 0; i < n;) {
+        char c = p[i];
+        size_t max;
+        if (c == '\\') {
+            char e = i + 1 < n ? p[i + 1] : '\0';
+            if ((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9') || !e) {
+                /* a class, an assertion, a reference or a coded character: no literal */
+                i += 2;
+                if (strchr("xopPNgk", e) && i < n && p[i] == '{') {
+                    while (i < n && p[i] != '}') i++;
+                    i++;
+                }
+                consider_run(best, run, rl);
+                rl = 0;
+                i = quantifier(p, n, i, &max);
+                continue;
+            }
+            c = e;
+            i += 2;
+        } else if (c == '[') {
+            consider_run(best, run, rl);
+            rl = 0;
+            i = quantifier(p, n, ldxi_re_class_end(p, n, i) + 1, &max);
+            continue;
+        } else if (c == '(') {
+            size_t e = group_end(p, n, i);
+            if (!e) return false;
+            consider_run(best, run, rl);
+            rl = 0;
+            size_t b = i + 1;
+            bool look = false;
+            if (p[b] == '?') {
+                char k = p[b + 1];
+                b += 2;
+                if (k == '#' || k == '=' || k == '!') look = true;
+                else if (k == '<' && (p[b] == '=' || p[b] == '!')) look = true;
+                else if (k == '<' || k == 'P')
+                    while (b < e && p[b - 1] != '>') b++;
+                else if (k != ':' && k != '>')
+                    look = true; /* recursion, a condition, a branch reset: no requirement */
+            }
+            size_t q = quantifier(p, n, e, &max);
+            bool optional = q > e && (p[e] == '?' || p[e] == '*' || (p[e] == '{' && p[e + 1] == '0'));
+            if (!look && !optional) {
+                lset inner;
+                if (!set_of(p + b, e - 1 - b, depth + 1, &inner)) return false;
+                consider(best, &inner);
+            }
+            i = q;
+            continue;
+        } else if (c == '.' || c == '^' || c == '$' || c == '|' || c == ')' || c == '*' ||
+                   c == '+' || c == '?' || c == '{') {
+            consider_run(best, run, rl);
+            rl = 0;
+            i = quantifier(p, n, i + 1, &max);
+            continue;
+        } else {
+            i++;
+        }
+        /* a literal character: how often must it appear? */
+        size_t q = quantifier(p, n, i, &max);
+        bool optional = q > i && (p[i] == '?' || p[i] == '*' || (p[i] == '{' && p[i + 1] == '0'));
+        if (!optional && rl < LIT_MAX) run[rl++] = c;
+        if (q > i) { /* repeated or optional: the run ends here */
+            consider_run(best, run, rl);
+            rl = 0;
+        }
+        i = q;
+    }
+    consider_run(best, run, rl);
+    return true;
+}
+
+/* A whole pattern or group: every alternative must have a set; their union. */
+static bool set_of(const char *p, size_t n, int depth, lset *out)
+{
+    out->n = 0;
+    if (depth > MAX_NESTING) return true;
+    size_t from = 0;
+    int level = 0;
+    bool any = false;
+    for (size_t i = 0; i <= n; i++) {
+        bool end = i == n;
+        if (!end && p[i] == '\\') {
+            i++;
+            continue;
+        }
+        if (!end && p[i] == '[') {
+            i = ldxi_re_class_end(p, n, i);
+            continue;
+        }
+        if (!end && p[i] == '(') level++;
+        if (!end && p[i] == ')') level--;
+        if (!end && !(p[i] == '|' && level == 0)) continue;
+        lset b;
+        if (!branch_set(p + from, i - from, depth, &b)) return false;
+        if (!b.n || out->n + b.n > SET_MAX) {
+            out->n = 0; /* an alternative without a literal: no requirement */
+            return true;
+        }
+        for (size_t k = 0; k < b.n; k++) {
+            out->len[out->n] = b.len[k];
+            memcpy(out->s[out->n], b.s[k], b.len[k]);
+            out->n++;
+        }
+        any = true;
+        from = i + 1;
+    }
+    if (!any) out->n = 0;
+    return true;
+}
+
+/* Whether no option is set past p[from] (an option set mid-pattern, such as (?i), changes
+ * what the literals after it match). */
+static bool no_options(const char *p, size_t n, size_t from)
+{
+    for (size_t i = from; i + 2 < n; i++) {
+        if (p[i] == '\\') {
+            i++;
+        } else if (p[i] == '[') {
+            i = ldxi_re_class_end(p, n, i);
+        } else if (p[i] == '(' && p[i + 1] == '?') {
+            char c = p[i + 2];
+            if ((c >= 'a' && c <= 'z' && c != 'P') || c == '-' || c == '^') {
+                size_t j = i + 2;
+                while (j < n && ((p[j] >= 'a' && p[j] <= 'z') || p[j] == '-' || p[j] == '^')) j++;
+                if (j < n && (p[j] == ')' || p[j] == ':')) return false;
+            }
+        }
+    }
+    return true;
+}
+
+char *ldxi_literal_set(const char *pattern, bool *caseless)
+{
+    size_t n = strlen(pattern), lead = 0;
+    *caseless = false;
+    if (n > 4 && memcmp(pattern, "(?i)", 4) == 0) {
+        lead = 4;
+        *caseless = true;
+    }
+    if (!no_options(pattern, n, lead)) return NULL;
+    lset set;
+    if (!set_of(pattern + lead, n - lead, 0, &set) || !set.n || set_worth(&set) < KEEP_MIN_LITERAL)
+        return NULL;
+    /* as a Vectorscan expression: the strings as alternatives, every byte but letters,
+     * digits and spaces written \xHH */
+    size_t cap = 1;
+    for (size_t i = 0; i < set.n; i++) cap += set.len[i] * 4 + 1;
+    char *out = malloc(cap), *o = out;
+    if (!out) return NULL;
+    for (size_t i = 0; i < set.n; i++) {
+        if (i) *o++ = '|';
+        for (size_t k = 0; k < set.len[i]; k++) {
+            unsigned char c = (unsigned char)set.s[i][k];
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ')
+                *o++ = (char)c;
+            else
+                o += sprintf(o, "\\x%02x", c);
+        }
+    }
+    *o = '\0';
     return out;
 }

@@ -68,6 +68,51 @@ static void test_prefilter_forms(void **state)
     form_is("watchdog(?=.*timeout)", "watchdog");
 }
 
+/* The literals a pattern requires, for the prefilter when Vectorscan refuses it. */
+static void lits_are(const char *pattern, const char *want, bool want_ci)
+{
+    bool ci = !want_ci;
+    char *got = ldxi_literal_set(pattern, &ci);
+    if (!want) {
+        if (got) fail_msg("%s: expected no literal set, got %s", pattern, got);
+        return;
+    }
+    if (!got) fail_msg("%s: expected %s, got none", pattern, want);
+    assert_string_equal(got, want);
+    assert_int_equal(ci, want_ci);
+    free(got);
+}
+
+static void test_literal_sets(void **state)
+{
+    (void)state;
+    lits_are("\\GWatchdog fired for (?<what>\\w+)", "Watchdog fired for ", false);
+    /* the best of the required parts; a group's alternatives together */
+    lits_are("(?:CUDA|HIP) error: (?:out of memory|illegal address)", "out of memory|illegal address", false);
+    lits_are("(?i)nccl (?R) timeout", " timeout", true); /* recursion: no requirement */
+    lits_are("ab?c", NULL, false);                 /* nothing of 3 characters is required */
+    lits_are("x.y(?i)zzzz", NULL, false);           /* an option set mid-pattern */
+    lits_are("step \\d+: loss=nan", "\\x3a loss\\x3dnan", false); /* escaped for Vectorscan */
+    /* a pattern Vectorscan refuses is prefiltered by its literals, not run on every line */
+    ldx_msgs *m;
+    ldx_compiler *c;
+    ldx_ruleset *rs;
+    static const char rule[] =
+        "id: g-anchor\ntitle: t\nclass: collective_timeout\nseverity: high\n"
+        "signals:\n  fired:\n    pattern: '\\GWatchdog fired for (?<what>\\w+)'\n"
+        "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
+        "verify: [v]\nreferences: [https://example.com]\n"
+        "examples:\n  match: ['Watchdog fired for allreduce']\n  no_match: ['no watchdog']\n";
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&c, m), LDX_OK);
+    assert_int_equal(ldx_compiler_add_buffer(c, "g-anchor.yaml", rule, sizeof rule - 1, false), LDX_OK);
+    assert_int_equal(ldx_compiler_finish(c, &rs), LDX_OK);
+    if (ldx_ruleset_has_prefilter(rs)) assert_true(ldx_ruleset_prefiltered(rs, 0, 0));
+    ldx_ruleset_destroy(rs);
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+}
+
 /* The capture groups read from a pattern's text are PCRE2's own. */
 static void check_groups(const char *pattern, uint32_t opts)
 {
@@ -137,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_literals),
         cmocka_unit_test(test_prefilter_forms),
         cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_literal_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
