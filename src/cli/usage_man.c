@@ -138,6 +138,11 @@ int cli_usage_man(FILE *fp)
     section(fp, "ENVIRONMENT");
     item(fp, "NO_COLOR", NULL, "When set and not empty, no colour.");
     item(fp, "TMPDIR", NULL, "Where logdx run keeps its copy of the output (default /tmp).");
+    item(fp, "LOGDX_CACHE_DIR", NULL,
+         "Where the prefilter databases compiled for --rules are kept, by content, so that "
+         "the next run loads them instead of compiling (default $XDG_CACHE_HOME/logdx, or "
+         "~/.cache/logdx).");
+    item(fp, "LOGDX_NO_CACHE", NULL, "When set to 1, compile them every time and keep nothing.");
     section(fp, "EXAMPLES");
     example(fp, "logdx train.log", "Diagnose a log:");
     example(fp, "logdx --fail-on high --format json train.log > diagnosis.json",

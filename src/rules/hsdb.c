@@ -278,11 +278,19 @@ static void cover_chain(const ldxi_hsdb *h, bool *covered, uint32_t g)
     for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) covered[g] = true;
 }
 
-static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h, bool *covered, const hashed *by_hash)
+/* Loads a serialized part (the embedded one, or one from the cache) into the next
+ * slot: the signals it names by pattern are covered. False, with nothing changed, if it
+ * does not load (e.g. built for other CPU features): those signals are compiled. */
+static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
+                      const unsigned char *bytes, size_t len)
 {
-    (void)rs;
-    const unsigned char *p = ldxi_builtin_hsdb, *end = p + ldxi_builtin_hsdb_len;
-    if (ldxi_builtin_hsdb_len < 8 || memcmp(p, "LDX3", 4)) return false;
+    const unsigned char *p = bytes, *end = p + len;
+    if (len < 8 || memcmp(p, "LDX3", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
+        return false;
+    bool *was = malloc(h->nsig ? h->nsig : 1);
+    if (!was) return false;
+    memcpy(was, covered, h->nsig);
+    size_t nalways = h->nalways;
     uint32_t n;
     memcpy(&n, p + 4, 4);
     p += 8;
@@ -306,7 +314,8 @@ static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h, bool *covered, const ha
         }
         p = q;
         if (kind == 2) {
-            map[nids++] = h->nsig + (uint32_t)atoi(sname);
+            if (nids == n) ok = false;
+            else map[nids++] = h->nsig + (uint32_t)atoi(sname);
             continue;
         }
         long g = find_hash(by_hash, h->nsig, hash);
@@ -321,18 +330,51 @@ static bool from_embedded(ldx_ruleset *rs, ldxi_hsdb *h, bool *covered, const ha
     hs_database_t *db = NULL;
     if (!ok || p > end ||
         hs_deserialize_database((const char *)p, (size_t)(end - p), &db) != HS_SUCCESS) {
-        /* e.g. built for other CPU features: compile everything instead */
         free(map);
-        memset(covered, 0, h->nsig * sizeof(bool));
-        free(h->always);
-        h->always = NULL;
-        h->nalways = 0;
+        memcpy(covered, was, h->nsig);
+        h->nalways = nalways;
+        free(was);
         return false;
     }
-    h->part[0] = (ldxi_hspart){db, map, nids};
-    h->nparts = 1;
-    h->embedded = true;
+    free(was);
+    h->part[h->nparts++] = (ldxi_hspart){db, map, nids};
     return true;
+}
+
+static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi_hspart *part,
+                           size_t a0, size_t a1, char **out, size_t *outlen);
+
+/* What a run-time database depends on: this logdx (how it gives patterns to
+ * Vectorscan), Vectorscan's version, each pattern with its flags, the specials. */
+static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint32_t *gs,
+                          size_t n, bool with_specials)
+{
+    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-1 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
+    const char *v = hs_version();
+    k = fnv(k, v, strlen(v));
+    k = fnv(k, with_specials ? "S" : "-", 1);
+    for (size_t x = 0; x < n; x++) {
+        uint64_t sh = signal_hash(&rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig]);
+        k = fnv(k, (const char *)&sh, sizeof sh);
+    }
+    return k;
+}
+
+/* Whether a cached part served every signal it was meant to (a hash collision or a
+ * stale file would not). */
+static bool all_covered(const bool *covered, const uint32_t *gs, size_t n)
+{
+    for (size_t x = 0; x < n; x++)
+        if (!covered[gs[x]]) return false;
+    return true;
+}
+
+static void drop_last_part(ldxi_hsdb *h)
+{
+    ldxi_hspart *p = &h->part[--h->nparts];
+    hs_free_database(p->db);
+    free(p->map);
+    memset(p, 0, sizeof *p);
 }
 
 /* Two environment variables are for testing: LOGDX_ENGINE=pcre2 builds no prefilter
@@ -388,7 +430,9 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         h->same_head[g] = first ? g : h->same_head[by_hash[x - 1].g];
         h->shared[g] = !first || h->same_next[g] != LDXI_HS_IGNORE;
     }
-    bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL && from_embedded(rs, h, covered, by_hash);
+    bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL &&
+                    from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len);
+    h->embedded = embedded;
     /* what is left: one signal per distinct pattern (the first), the others follow it */
     size_t nrest = 0;
     for (uint32_t g = 0; g < h->nsig; g++) {
@@ -396,8 +440,34 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         rest[nrest++] = g;
         cover_chain(h, covered, g);
     }
+    bool ok = true;
+    if (nrest || !embedded) {
+        /* compiled once, then loaded from the cache */
+        char path[4300];
+        bool cache = ldxi_hscache_file(cache_key(rs, h, rest, nrest, !embedded), path, sizeof path);
+        size_t len = 0;
+        unsigned char *blob = cache ? ldxi_hscache_read(path, &len) : NULL;
+        memset(covered, 0, h->nsig); /* from_blob covers only what the blob names */
+        size_t na = h->nalways;
+        bool loaded = blob && from_blob(h, covered, by_hash, blob, len);
+        bool hit = loaded && all_covered(covered, rest, nrest);
+        free(blob);
+        if (!hit) {
+            if (loaded) { /* but not for these signals: a stale file */
+                drop_last_part(h);
+                h->nalways = na;
+            }
+            size_t a0 = h->nalways;
+            int before = h->nparts;
+            ok = compile_part(rs, h, rest, nrest, !embedded, msgs);
+            char *bytes = NULL;
+            if (ok && cache && h->nparts > before &&
+                serialize_part(rs, h, &h->part[h->nparts - 1], a0, h->nalways, &bytes, &len))
+                ldxi_hscache_write(path, bytes, len);
+            free(bytes);
+        }
+    }
     free(by_hash);
-    bool ok = compile_part(rs, h, rest, nrest, !embedded, msgs);
     free(covered);
     free(rest);
     if (!ok) goto fail;
@@ -433,34 +503,33 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
 
 static bool put(ldx_buf *b, const void *p, size_t n) { return ldxi_buf_append(b, p, n) == LDX_OK; }
 
-bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *outlen)
+/* A part as a blob for from_blob(): its database ids, in order, then the signals of
+ * always[a0..a1) (those its compilation gave up on), then the database. */
+static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi_hspart *part,
+                           size_t a0, size_t a1, char **out, size_t *outlen)
 {
-    const ldxi_hsdb *h = rs->hs;
-    if (!h || h->nparts != 1 || h->embedded) return false;
-    const ldxi_hspart *part = &h->part[0];
     char *bytes = NULL;
     size_t n = 0;
     if (hs_serialize_database(part->db, &bytes, &n) != HS_SUCCESS) return false;
     ldx_buf b;
     ldxi_buf_init(&b, SIZE_MAX);
-    uint32_t count = part->nids + (uint32_t)h->nalways;
+    uint32_t count = part->nids + (uint32_t)(a1 - a0);
     bool ok = put(&b, "LDX3", 4) && put(&b, &count, 4);
-    /* database ids first, in order, then the always list */
-    for (uint32_t id = 0; ok && id < part->nids + h->nalways; id++) {
+    for (uint32_t id = 0; ok && id < count; id++) {
         unsigned char kind;
         uint64_t hash = 0;
         char rid[256] = "", sname[256] = "";
         uint32_t g;
         if (id < part->nids) {
             g = part->map[id];
-            kind = g >= h->nsig ? 2 : 0;
+            kind = g == LDXI_HS_IGNORE ? 0 : g >= h->nsig ? 2 : 0;
         } else {
-            g = h->always[id - part->nids];
+            g = h->always[a0 + id - part->nids];
             kind = 1;
         }
         if (kind == 2) {
             snprintf(sname, sizeof sname, "%u", g - h->nsig);
-        } else {
+        } else if (g != LDXI_HS_IGNORE) {
             const ldx_rule_info *ri = &rs->rules[h->refs[g].rule]->info;
             const ldx_signal_info *si = &ri->signals[h->refs[g].sig];
             snprintf(rid, sizeof rid, "%s", ri->id);
@@ -479,6 +548,13 @@ bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *outlen)
     *out = b.data;
     *outlen = b.len;
     return true;
+}
+
+bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *outlen)
+{
+    const ldxi_hsdb *h = rs->hs;
+    if (!h || h->nparts != 1 || h->embedded) return false;
+    return serialize_part(rs, h, &h->part[0], 0, h->nalways, out, outlen);
 }
 
 #else /* PCRE2 alone: LOGDX_PREFILTER=OFF */

@@ -52,6 +52,12 @@ struct ldx_msgs;
 /* Builds rs->hs (stays NULL where Vectorscan is not built in or LOGDX_ENGINE=pcre2). */
 void ldxi_hsdb_build(struct ldx_ruleset *rs, struct ldx_msgs *msgs);
 void ldxi_hsdb_free(ldxi_hsdb *h);
+/* The cache of run-time databases (hscache.c): the file for a key, false when there is
+ * no cache; its bytes (malloc'd) or NULL; writing one (failures are silent). */
+bool ldxi_hscache_file(uint64_t key, char *out, size_t n);
+unsigned char *ldxi_hscache_read(const char *path, size_t *len);
+void ldxi_hscache_write(const char *path, const char *data, size_t len);
+
 /* Serializes rs's run-time database with the names of what its ids stand for, for the
  * build-time tool. */
 bool ldxi_hsdb_serialize(const struct ldx_ruleset *rs, char **out, size_t *len);
