@@ -5,18 +5,21 @@
  * are in it); a file that does not load (damaged, another CPU) is compiled over.
  * Written to a temporary name and renamed, so that runs side by side never see half
  * a file. Where: $LOGDX_CACHE_DIR, else $XDG_CACHE_HOME/logdx, else ~/.cache/logdx;
- * LOGDX_NO_CACHE=1 turns it off. */
+ * LOGDX_NO_CACHE=1 turns it off. It keeps the CACHE_FILES most recently written. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hsdb.h"
 
 #define CACHE_MAX ((size_t)256 << 20)
+#define CACHE_FILES 32
 
 /* mkdir -p for a cache folder of our own. */
 static bool make_dirs(char *path)
@@ -71,6 +74,48 @@ unsigned char *ldxi_hscache_read(const char *path, size_t *len)
     return buf;
 }
 
+typedef struct {
+    char name[64];
+    time_t mtime;
+} cached;
+
+/* Removes the oldest databases of dir beyond CACHE_FILES (every edit of a rule set
+ * makes a new one). */
+static void trim(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    cached files[CACHE_FILES + 1];
+    size_t n = 0;
+    struct dirent *e;
+    char p[4300];
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "hsdb-", 5) != 0 || len < 9 || len >= sizeof files[0].name ||
+            strcmp(e->d_name + len - 4, ".bin") != 0)
+            continue;
+        struct stat st;
+        if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) >= (int)sizeof p || stat(p, &st) != 0)
+            continue;
+        /* keep the newest CACHE_FILES seen so far; the one pushed out goes */
+        size_t i = n < CACHE_FILES + 1 ? n++ : CACHE_FILES;
+        snprintf(files[i].name, sizeof files[i].name, "%s", e->d_name);
+        files[i].mtime = st.st_mtime;
+        while (i > 0 && files[i - 1].mtime < files[i].mtime) {
+            cached t = files[i - 1];
+            files[i - 1] = files[i];
+            files[i] = t;
+            i--;
+        }
+        if (n == CACHE_FILES + 1) {
+            if (snprintf(p, sizeof p, "%s/%s", dir, files[CACHE_FILES].name) < (int)sizeof p)
+                unlink(p);
+            n = CACHE_FILES;
+        }
+    }
+    closedir(d);
+}
+
 void ldxi_hscache_write(const char *path, const char *data, size_t len)
 {
     char tmp[4200];
@@ -83,5 +128,15 @@ void ldxi_hscache_write(const char *path, const char *data, size_t len)
         if (w <= 0) break;
         done += (size_t)w;
     }
-    if (close(fd) != 0 || done != len || rename(tmp, path) != 0) unlink(tmp);
+    if (close(fd) != 0 || done != len || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return;
+    }
+    char dir[4300];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        trim(dir);
+    }
 }
