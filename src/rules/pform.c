@@ -44,6 +44,21 @@ static size_t group_end(const char *p, size_t n, size_t i)
     return 0;
 }
 
+/* Where the top-level alternative of p[0..n) that starts at from ends: at its '|',
+ * or at n. */
+static size_t alt_end(const char *p, size_t n, size_t from)
+{
+    int level = 0;
+    for (size_t i = from; i < n; i++) {
+        if (p[i] == '\\') i++;
+        else if (p[i] == '[') i = ldxi_re_class_end(p, n, i);
+        else if (p[i] == '(') level++;
+        else if (p[i] == ')') level--;
+        else if (p[i] == '|' && level == 0) return i;
+    }
+    return n;
+}
+
 /* The most times a quantifier at p[i] lets its atom repeat (1 without one), and where
  * it ends. */
 static size_t quantifier(const char *p, size_t n, size_t i, size_t *max)
@@ -116,26 +131,14 @@ static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count,
                     while (b < e && p[b - 1] != '>') b++;
             }
             atom tmp[64];
-            size_t tn = 0, from = b;
-            int level = 0;
-            for (size_t j = b; j <= e - 1; j++) {
-                bool end = j == e - 1;
-                if (!end && p[j] == '\\') {
-                    j++;
-                    continue;
-                }
-                if (!end && p[j] == '[') {
-                    j = ldxi_re_class_end(p, n, j);
-                    continue;
-                }
-                if (!end && p[j] == '(') level++;
-                if (!end && p[j] == ')') level--;
-                if (end || (p[j] == '|' && level == 0)) {
-                    bool g = false;
-                    if (split(p + from, j - from, tmp, 64, &tn, &g, depth + 1) && g)
-                        inner_gap = true;
-                    from = j + 1;
-                }
+            size_t tn = 0, inner = e - 1 - b; /* the content, without the ')' */
+            for (size_t from = 0;;) {
+                size_t to = alt_end(p + b, inner, from);
+                bool g = false;
+                if (split(p + b + from, to - from, tmp, 64, &tn, &g, depth + 1) && g)
+                    inner_gap = true;
+                if (to == inner) break;
+                from = to + 1;
             }
             i = e;
         } else {
@@ -241,31 +244,19 @@ char *ldxi_prefilter_form(const char *pattern)
     char *out = malloc(n + 1);
     if (!out) return NULL;
     memcpy(out, pattern, lead);
-    size_t olen = lead, from = lead;
+    size_t olen = lead;
     bool changed = false;
-    int depth = 0;
-    for (size_t i = lead; i <= n; i++) {
-        bool end = i == n;
-        if (!end && pattern[i] == '\\') {
-            i++;
-            continue;
+    for (size_t from = lead;;) {
+        size_t i = alt_end(pattern, n, from);
+        if (from > lead) out[olen++] = '|';
+        if (form_alternative(pattern + from, i - from, out, &olen)) {
+            changed = true;
+        } else {
+            memcpy(out + olen, pattern + from, i - from);
+            olen += i - from;
         }
-        if (!end && pattern[i] == '[') {
-            i = ldxi_re_class_end(pattern, n, i);
-            continue;
-        }
-        if (!end && pattern[i] == '(') depth++;
-        if (!end && pattern[i] == ')') depth--;
-        if (end || (pattern[i] == '|' && depth == 0)) {
-            if (from > lead) out[olen++] = '|';
-            if (form_alternative(pattern + from, i - from, out, &olen)) {
-                changed = true;
-            } else {
-                memcpy(out + olen, pattern + from, i - from);
-                olen += i - from;
-            }
-            from = i + 1;
-        }
+        if (i == n) break;
+        from = i + 1;
     }
     if (!changed) {
         free(out);
@@ -422,22 +413,8 @@ static bool set_of(const char *p, size_t n, int depth, lset *out)
 {
     out->n = 0;
     if (depth > MAX_NESTING) return true;
-    size_t from = 0;
-    int level = 0;
-    bool any = false;
-    for (size_t i = 0; i <= n; i++) {
-        bool end = i == n;
-        if (!end && p[i] == '\\') {
-            i++;
-            continue;
-        }
-        if (!end && p[i] == '[') {
-            i = ldxi_re_class_end(p, n, i);
-            continue;
-        }
-        if (!end && p[i] == '(') level++;
-        if (!end && p[i] == ')') level--;
-        if (!end && !(p[i] == '|' && level == 0)) continue;
+    for (size_t from = 0;;) {
+        size_t i = alt_end(p, n, from);
         lset b;
         if (!branch_set(p + from, i - from, depth, &b)) return false;
         if (!b.n || out->n + b.n > SET_MAX) {
@@ -449,11 +426,9 @@ static bool set_of(const char *p, size_t n, int depth, lset *out)
             memcpy(out->s[out->n], b.s[k], b.len[k]);
             out->n++;
         }
-        any = true;
+        if (i == n) return true;
         from = i + 1;
     }
-    if (!any) out->n = 0;
-    return true;
 }
 
 /* Whether no option is set past p[from] (an option set mid-pattern, such as (?i), changes
