@@ -284,7 +284,8 @@ pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
             w->code = pcre2_compile((PCRE2_SPTR)w->pattern, PCRE2_ZERO_TERMINATED, w->options,
                                     &err, &off, NULL);
         }
-        if (w->code) pcre2_jit_compile(w->code, PCRE2_JIT_COMPLETE); /* else only slower */
+        /* without JIT it is only slower */
+        w->jit = w->code && pcre2_jit_compile(w->code, PCRE2_JIT_COMPLETE) == 0;
         __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&code_lock);

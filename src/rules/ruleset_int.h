@@ -16,6 +16,7 @@ typedef struct {
      * to report their errors, and JIT-compiled on first use. */
     pcre2_code *code;
     int ready;             /* code compiled and JIT-compiled: set once, under a lock */
+    bool jit;              /* the JIT took it (pcre2_jit_match can run it) */
     const char *pattern;
     uint32_t options;      /* PCRE2_CASELESS or 0 */
     uint32_t ngroups;      /* capture groups */
