@@ -1,6 +1,8 @@
 /* Line structure helpers: ANSI stripping, ranks, display text, quantities. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -97,6 +99,35 @@ static void test_quantities(void **state)
     assert_false(ldxi_parse_quantity("GiB", 3, &v));
 }
 
+/* Plain decimals read exactly as strtod reads them (the fast path must not change a
+ * single bit), over many shapes: signs, leading zeros, fractions, exponents, lengths on
+ * both sides of the fast path's limits. */
+static void test_decimals_exact(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    char buf[64];
+    for (int t = 0; t < 200000; t++) {
+        size_t k = 0;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (x & 1) buf[k++] = (x & 2) ? '-' : '+';
+        int nd = 1 + (int)((x >> 3) % 20), dotat = (int)((x >> 9) % (unsigned)(nd + 2)) - 1;
+        uint64_t y = x * 2654435761u;
+        for (int d = 0; d < nd; d++) {
+            if (d == dotat) buf[k++] = '.';
+            y = y * 6364136223846793005ull + 1442695040888963407ull;
+            buf[k++] = (char)('0' + (y >> 33) % 10);
+        }
+        if ((x >> 20) % 3 == 0) {
+            k += (size_t)snprintf(buf + k, sizeof buf - k, "e%d", (int)((x >> 24) % 61) - 30);
+        }
+        buf[k] = '\0';
+        double want = strtod(buf, NULL), got = 0;
+        if (!ldxi_parse_quantity(buf, k, &got) || memcmp(&want, &got, sizeof got) != 0)
+            fail_msg("'%s': strtod %.17g, parsed %.17g", buf, want, got);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -104,6 +135,7 @@ int main(void)
         cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_display_text),
         cmocka_unit_test(test_quantities),
+        cmocka_unit_test(test_decimals_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
