@@ -187,7 +187,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
         b->bl[l].hints = hints;
         w->seq++; /* what try_signal() remembers is for this line only */
         /* the hits and the always list merged, in signal (rule-major) order */
-        size_t q = p0, a = 0;
+        size_t q = p0, a = 0, nm0 = b->nm;
         for (;;) {
             while (q < p && b->ph[q].id >= h->nsig) q++;
             uint32_t gq = q < p ? b->ph[q].id : UINT32_MAX;
@@ -198,6 +198,9 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
             if (ga == g) a++;
             try_signal(s, b, w, l, g);
         }
+        /* a matched line's rank, here rather than where the batch is applied: that is
+         * the one thread all batches go through */
+        if (b->nm > nm0) b->bl[l].rank = ldx_line_rank(b->buf + b->bl[l].off, b->bl[l].len);
     }
 }
 
@@ -218,7 +221,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
             uint64_t lineno = b->bl[l].lineno;
             ldxi_scan_structure(s, text, len, lineno, b->bl[l].hints & LDXI_HINT_LAUNCHER,
                                 b->bl[l].hints & LDXI_HINT_VERSIONS);
-            ldxi_linectx lc = {.parsed = false};
+            ldxi_linectx lc = {.ranked = true, .rank = b->bl[l].rank};
             long cur = -1;
             for (; mi < b->nm && b->m[mi].line == l; mi++) {
                 ldxi_sigref ref = h->refs[b->m[mi].g];
@@ -347,7 +350,7 @@ bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
                    ? ldx_strip_ansi(line->text, len, dst)
                    : (memcpy(dst, line->text, len), len);
     dst[n] = '\n';
-    b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno, 0};
+    b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno, 0, -1};
     b->len += n + 1;
     if (b->len >= BATCH_BYTES) hand_on(s);
     return true;

@@ -70,6 +70,7 @@ typedef struct {
     size_t off, len;     /* in the batch buffer */
     uint64_t lineno;
     uint8_t hints;       /* LDXI_HINT_*: structure readers that want the line */
+    int rank;            /* ldx_line_rank, once the line has a match */
 } ldxi_bline;
 
 enum { LDXI_HINT_LAUNCHER = 1, LDXI_HINT_VERSIONS = 2 };
