@@ -260,9 +260,9 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Applies the oldest batch handed on, once matched. */
-/* Rather than wait for it, this thread matches batches nobody has taken yet: with
- * it, -j N needs only N - 1 workers to keep N cores busy. */
+/* Applies the oldest batch handed on, once matched. Rather than wait for it, this
+ * thread matches batches nobody has taken yet: so -j N needs only N - 1 workers to
+ * keep N cores busy. */
 static void apply_oldest(ldx_scanner *s)
 {
     ldxi_batch *b = &s->bt[s->applied % (uint64_t)s->nbt];
