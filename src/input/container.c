@@ -55,16 +55,20 @@ static void set_error(ldx_input *in, const char *msg)
     in->error = ldxi_strdup(msg ? msg : "unknown error");
 }
 
+/* Up to cap bytes of what is left of src[*pos..len), into buf; how many. */
+static size_t take_kept(const unsigned char *src, size_t len, size_t *pos, void *buf, size_t cap)
+{
+    size_t n = len - *pos < cap ? len - *pos : cap;
+    memcpy(buf, src + *pos, n);
+    *pos += n;
+    return n;
+}
+
 /* Bytes of the descriptor, the kept head first. */
 static ssize_t raw_read(ldx_input *in, void *buf, size_t cap)
 {
-    if (in->headpos < in->headlen) {
-        size_t n = in->headlen - in->headpos;
-        if (n > cap) n = cap;
-        memcpy(buf, in->head + in->headpos, n);
-        in->headpos += n;
-        return (ssize_t)n;
-    }
+    if (in->headpos < in->headlen)
+        return (ssize_t)take_kept(in->head, in->headlen, &in->headpos, buf, cap);
     for (;;) {
         ssize_t n = read(in->fd, buf, cap);
         if (n >= 0 || errno != EINTR) return n;
@@ -109,13 +113,7 @@ static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
 static ssize_t stream_read(void *ctx, void *buf, size_t cap, const char **err)
 {
     ldx_input *in = ctx;
-    if (in->ppos < in->plen) {
-        size_t n = in->plen - in->ppos;
-        if (n > cap) n = cap;
-        memcpy(buf, in->pbuf + in->ppos, n);
-        in->ppos += n;
-        return (ssize_t)n;
-    }
+    if (in->ppos < in->plen) return (ssize_t)take_kept(in->pbuf, in->plen, &in->ppos, buf, cap);
     for (;;) {
         if (in->dec_failed) {
             *err = in->errbuf;

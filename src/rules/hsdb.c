@@ -369,9 +369,8 @@ static bool all_covered(const bool *covered, const uint32_t *gs, size_t n)
     return true;
 }
 
-static void drop_last_part(ldxi_hsdb *h)
+static void free_part(ldxi_hspart *p)
 {
-    ldxi_hspart *p = &h->part[--h->nparts];
     hs_free_database(p->db);
     free(p->map);
     memset(p, 0, sizeof *p);
@@ -399,7 +398,8 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     }
     hashed *by_hash = calloc(h->nsig ? h->nsig : 1, sizeof(hashed));
     h->same_next = calloc(h->nsig ? h->nsig : 1, sizeof(uint32_t));
-    if (!by_hash || !h->same_next) {
+    h->same_head = calloc(h->nsig ? h->nsig : 1, sizeof(uint32_t));
+    if (!by_hash || !h->same_next || !h->same_head) {
         free(by_hash);
         free(covered);
         free(rest);
@@ -412,23 +412,14 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
             by_hash[g] = (hashed){signal_hash(&rs->rules[i]->info.signals[k]), g};
         }
     if (h->nsig > 1) qsort(by_hash, h->nsig, sizeof(hashed), hashed_cmp);
-    for (uint32_t x = 0; x < h->nsig; x++)
-        h->same_next[by_hash[x].g] = x + 1 < h->nsig && by_hash[x + 1].hash == by_hash[x].hash
-                                         ? by_hash[x + 1].g
-                                         : LDXI_HS_IGNORE;
-    h->same_head = calloc(h->nsig ? h->nsig : 1, sizeof(uint32_t));
-    h->shared = calloc(h->nsig ? h->nsig : 1, sizeof(bool));
-    if (!h->same_head || !h->shared) {
-        free(by_hash);
-        free(covered);
-        free(rest);
-        goto fail;
-    }
+    /* signals with one pattern sit side by side in by_hash, the first (smallest g) first */
     for (uint32_t x = 0; x < h->nsig; x++) {
-        bool first = x == 0 || by_hash[x - 1].hash != by_hash[x].hash;
         uint32_t g = by_hash[x].g;
+        bool first = x == 0 || by_hash[x - 1].hash != by_hash[x].hash;
         h->same_head[g] = first ? g : h->same_head[by_hash[x - 1].g];
-        h->shared[g] = !first || h->same_next[g] != LDXI_HS_IGNORE;
+        h->same_next[g] = x + 1 < h->nsig && by_hash[x + 1].hash == by_hash[x].hash
+                              ? by_hash[x + 1].g
+                              : LDXI_HS_IGNORE;
     }
     bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL &&
                     from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len);
@@ -454,7 +445,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         free(blob);
         if (!hit) {
             if (loaded) { /* but not for these signals: a stale file */
-                drop_last_part(h);
+                free_part(&h->part[--h->nparts]);
                 h->nalways = na;
             }
             size_t a0 = h->nalways;
@@ -489,14 +480,10 @@ fail:
 void ldxi_hsdb_free(ldxi_hsdb *h)
 {
     if (!h) return;
-    for (int i = 0; i < h->nparts; i++) {
-        hs_free_database(h->part[i].db);
-        free(h->part[i].map);
-    }
+    for (int i = 0; i < h->nparts; i++) free_part(&h->part[i]);
     free(h->refs);
     free(h->same_next);
     free(h->same_head);
-    free(h->shared);
     free(h->always);
     free(h);
 }

@@ -40,7 +40,6 @@ typedef struct ldxi_hsdb {
      * to the first of them, and same_next[g] links to the next (LDXI_HS_IGNORE ends). */
     uint32_t *same_next;
     uint32_t *same_head; /* g -> the first signal with its pattern (itself if unshared) */
-    bool *shared;        /* g -> whether another signal has its pattern */
     uint32_t *always;    /* g of the signals matched with PCRE2 on every line, ascending */
     size_t nalways;
     bool embedded;       /* part 0 came from the build-time database */

@@ -59,15 +59,17 @@ static size_t alt_end(const char *p, size_t n, size_t from)
     return n;
 }
 
-/* The most times a quantifier at p[i] lets its atom repeat (1 without one), and where
- * it ends. */
-static size_t quantifier(const char *p, size_t n, size_t i, size_t *max)
+/* How often a quantifier at p[i] lets its atom appear, at least and at most (1 and 1
+ * without one), and where it ends. */
+static size_t quantifier(const char *p, size_t n, size_t i, size_t *min, size_t *max)
 {
-    *max = 1;
+    *min = *max = 1;
     if (i < n && (p[i] == '*' || p[i] == '+')) {
+        *min = p[i] == '+';
         *max = SIZE_MAX;
         i++;
     } else if (i < n && p[i] == '?') {
+        *min = 0;
         i++;
     } else if (i < n && p[i] == '{') {
         size_t j = i + 1, lo = 0, hi;
@@ -83,6 +85,7 @@ static size_t quantifier(const char *p, size_t n, size_t i, size_t *max)
             }
         }
         if (j >= n || p[j] != '}' || j == i + 1) return i; /* a literal '{' */
+        *min = lo;
         *max = hi;
         i = j + 1;
     } else {
@@ -90,6 +93,48 @@ static size_t quantifier(const char *p, size_t n, size_t i, size_t *max)
     }
     if (i < n && (p[i] == '?' || p[i] == '+')) i++; /* lazy, possessive */
     return i;
+}
+
+/* Where the escape at p[i] == '\\' ends: past \x{..}, \p{..} and the like. */
+static size_t escape_end(const char *p, size_t n, size_t i)
+{
+    char e = i + 1 < n ? p[i + 1] : '\0';
+    i += 2;
+    if (e && strchr("xopPNgk", e) && i < n && p[i] == '{') {
+        while (i < n && p[i] != '}') i++;
+        i++;
+    }
+    return i;
+}
+
+typedef enum {
+    GROUP_HERE,  /* must match where it stands: capturing, (?:...), (?>...) */
+    GROUP_LOOK,  /* a lookaround or a comment: its content is not part of the match */
+    GROUP_OTHER  /* recursion, a condition, a branch reset, options */
+} group_kind;
+
+/* Where the content of the group opened at p[i] == '(' (closed just before e) starts,
+ * past "?:", "?<name>", "?<=" and the like, and what kind of group it is. A comment's
+ * content is empty. */
+static size_t group_body(const char *p, size_t i, size_t e, group_kind *kind)
+{
+    size_t b = i + 1;
+    *kind = GROUP_HERE;
+    if (p[b] != '?') return b;
+    char c = p[b + 1];
+    b += 2;
+    if (c == ':' || c == '>') return b;
+    *kind = GROUP_LOOK;
+    if (c == '#') return e - 1;
+    if (c == '=' || c == '!') return b;
+    if (c == '<' && (p[b] == '=' || p[b] == '!')) return b + 1;
+    *kind = GROUP_HERE;
+    if (c == '<' || (c == 'P' && p[b] == '<')) {
+        while (b < e && p[b - 1] != '>') b++;
+        return b;
+    }
+    *kind = GROUP_OTHER;
+    return b;
 }
 
 /* Cuts p[0..n) (one alternative, no top-level '|') into atoms. False where the
@@ -109,11 +154,7 @@ static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count,
             if ((e >= '1' && e <= '9') || e == 'k' || e == 'g' || e == 'Q' || e == 'E' || !e)
                 return false;
             broad = e == 'S' || e == 'W' || e == 'D' || e == 'N';
-            i += 2;
-            if (strchr("xopPN", e) && i < n && p[i] == '{') {
-                while (i < n && p[i] != '}') i++;
-                i++;
-            }
+            i = escape_end(p, n, i);
         } else if (p[i] == '[') {
             broad = i + 1 < n && p[i + 1] == '^';
             i = ldxi_re_class_end(p, n, i) + 1;
@@ -121,15 +162,9 @@ static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count,
             size_t e = group_end(p, n, i);
             if (!e) return false;
             /* a group with a gap inside is a gap: the parts around it can go alone */
-            size_t b = i + 1; /* where its content starts */
-            if (p[b] == '?') {
-                char c = p[b + 1];
-                b += 2;
-                if (c == '#') b = e - 1; /* a comment: nothing inside */
-                else if (c == '<' && (p[b] == '=' || p[b] == '!')) b++;
-                else if (c == '<' || c == 'P')
-                    while (b < e && p[b - 1] != '>') b++;
-            }
+            group_kind kind;
+            size_t b = group_body(p, i, e, &kind);
+            if (kind == GROUP_OTHER) return false;
             atom tmp[64];
             size_t tn = 0, inner = e - 1 - b; /* the content, without the ')' */
             for (size_t from = 0;;) {
@@ -145,8 +180,8 @@ static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count,
             broad = p[i] == '.';
             i++;
         }
-        size_t max;
-        i = quantifier(p, n, i, &max);
+        size_t min, max;
+        i = quantifier(p, n, i, &min, &max);
         if (k == cap) return false;
         /* `\S+` after a literal is cheap and `[^)]{0,200}` is not; unbounded `.*` and
          * `[^x]*` cost as much as bounded ones (measured on the bench log) */
@@ -337,19 +372,14 @@ static bool branch_set(const char *p, size_t n, int depth, lset *best)
     best->n = 0;
     for (size_t i = 0; i < n;) {
         char c = p[i];
-        size_t max;
+        size_t min, max;
         if (c == '\\') {
             char e = i + 1 < n ? p[i + 1] : '\0';
             if ((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9') || !e) {
                 /* a class, an assertion, a reference or a coded character: no literal */
-                i += 2;
-                if (strchr("xopPNgk", e) && i < n && p[i] == '{') {
-                    while (i < n && p[i] != '}') i++;
-                    i++;
-                }
                 consider_run(best, run, rl);
                 rl = 0;
-                i = quantifier(p, n, i, &max);
+                i = quantifier(p, n, escape_end(p, n, i), &min, &max);
                 continue;
             }
             c = e;
@@ -357,28 +387,17 @@ static bool branch_set(const char *p, size_t n, int depth, lset *best)
         } else if (c == '[') {
             consider_run(best, run, rl);
             rl = 0;
-            i = quantifier(p, n, ldxi_re_class_end(p, n, i) + 1, &max);
+            i = quantifier(p, n, ldxi_re_class_end(p, n, i) + 1, &min, &max);
             continue;
         } else if (c == '(') {
             size_t e = group_end(p, n, i);
             if (!e) return false;
             consider_run(best, run, rl);
             rl = 0;
-            size_t b = i + 1;
-            bool look = false;
-            if (p[b] == '?') {
-                char k = p[b + 1];
-                b += 2;
-                if (k == '#' || k == '=' || k == '!') look = true;
-                else if (k == '<' && (p[b] == '=' || p[b] == '!')) look = true;
-                else if (k == '<' || k == 'P')
-                    while (b < e && p[b - 1] != '>') b++;
-                else if (k != ':' && k != '>')
-                    look = true; /* recursion, a condition, a branch reset: no requirement */
-            }
-            size_t q = quantifier(p, n, e, &max);
-            bool optional = q > e && (p[e] == '?' || p[e] == '*' || (p[e] == '{' && p[e + 1] == '0'));
-            if (!look && !optional) {
+            group_kind kind; /* only a group that must match here requires its literals */
+            size_t b = group_body(p, i, e, &kind);
+            size_t q = quantifier(p, n, e, &min, &max);
+            if (kind == GROUP_HERE && min > 0) {
                 lset inner;
                 if (!set_of(p + b, e - 1 - b, depth + 1, &inner)) return false;
                 consider(best, &inner);
@@ -389,15 +408,14 @@ static bool branch_set(const char *p, size_t n, int depth, lset *best)
                    c == '+' || c == '?' || c == '{') {
             consider_run(best, run, rl);
             rl = 0;
-            i = quantifier(p, n, i + 1, &max);
+            i = quantifier(p, n, i + 1, &min, &max);
             continue;
         } else {
             i++;
         }
         /* a literal character: how often must it appear? */
-        size_t q = quantifier(p, n, i, &max);
-        bool optional = q > i && (p[i] == '?' || p[i] == '*' || (p[i] == '{' && p[i + 1] == '0'));
-        if (!optional && rl < LIT_MAX) run[rl++] = c;
+        size_t q = quantifier(p, n, i, &min, &max);
+        if (min > 0 && rl < LIT_MAX) run[rl++] = c;
         if (q > i) { /* repeated or optional: the run ends here */
             consider_run(best, run, rl);
             rl = 0;

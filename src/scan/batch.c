@@ -140,7 +140,8 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     if (__atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED)) return;
     const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
     uint32_t hd = h->same_head[g];
-    if (h->shared[g] && w->stamp[hd] == w->seq) {
+    bool shared = hd != g || h->same_next[g] != LDXI_HS_IGNORE; /* another signal has it */
+    if (shared && w->stamp[hd] == w->seq) {
         uint32_t mi = w->res[hd];
         if (mi == UINT32_MAX) return;
         const ldxi_match *m = &b->m[mi];
@@ -161,7 +162,7 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
         b->failed = true; /* out of memory: this batch is matched again line by line */
         return;
     }
-    if (h->shared[g] && hd == g) {
+    if (shared && hd == g) {
         w->stamp[g] = w->seq;
         w->res[g] = hit ? (uint32_t)b->nm - 1 : UINT32_MAX;
     }
