@@ -261,10 +261,10 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* Applies the oldest batch handed on, once matched. Rather than wait for it, this
+/* Returns once the oldest batch handed on is matched. Rather than wait for it, this
  * thread matches batches nobody has taken yet: so -j N needs only N - 1 workers to
  * keep N cores busy. */
-static void apply_oldest(ldx_scanner *s)
+static ldxi_batch *oldest_matched(ldx_scanner *s)
 {
     ldxi_batch *b = &s->bt[s->applied % (uint64_t)s->nbt];
     if (s->nworkers) {
@@ -282,7 +282,12 @@ static void apply_oldest(ldx_scanner *s)
         }
         pthread_mutex_unlock(&s->mu);
     }
-    apply_batch(s, b);
+    return b;
+}
+
+static void apply_oldest(ldx_scanner *s)
+{
+    apply_batch(s, oldest_matched(s));
     s->applied++;
 }
 
@@ -324,14 +329,8 @@ void ldxi_scanner_flush(ldx_scanner *s)
 void ldxi_batch_discard(ldx_scanner *s)
 {
     if (!s->bt) return;
-    while (s->applied < s->filled) { /* wait for the workers, throw away their results */
-        ldxi_batch *b = &s->bt[s->applied % (uint64_t)s->nbt];
-        if (s->nworkers) {
-            pthread_mutex_lock(&s->mu);
-            while (!b->done) pthread_cond_wait(&s->done, &s->mu);
-            pthread_mutex_unlock(&s->mu);
-        }
-        b->done = false;
+    while (s->applied < s->filled) { /* let the workers finish, throw away the results */
+        oldest_matched(s)->done = false;
         s->applied++;
     }
     for (int i = 0; i < s->nbt; i++) s->bt[i].len = s->bt[i].nbl = s->bt[i].nph = 0;
