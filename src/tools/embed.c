@@ -19,22 +19,10 @@ int main(int argc, char **argv)
     FILE *out = embed_begin(argv[1], "ldx-embed", files, nfiles);
     if (!out) return 1;
     for (int i = 0; i < nfiles; i++) {
-        FILE *f = fopen(files[i], "rb");
-        if (!f) {
-            perror(files[i]);
-            fclose(out);
-            return 1;
-        }
-        size_t cap = 1 << 16, n = 0, k;
-        unsigned char *buf = malloc(cap);
-        while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0)
-            if ((n += k) == cap) {
-                unsigned char *more = realloc(buf, cap *= 2);
-                if (!more) free(buf);
-                buf = more;
-            }
-        fclose(f);
+        size_t n;
+        unsigned char *buf = embed_slurp(files[i], &n);
         if (!buf) {
+            perror(files[i]);
             fclose(out);
             return 1;
         }

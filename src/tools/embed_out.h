@@ -16,6 +16,24 @@ static int embed_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A whole file, malloc'd (*len bytes), or NULL. */
+static unsigned char *embed_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0, k;
+    unsigned char *buf = malloc(cap);
+    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
+        if ((n += k) < cap) continue;
+        unsigned char *more = realloc(buf, cap *= 2);
+        if (!more) free(buf);
+        buf = more;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
 /* Sorts the file names (stable output, stable binary) and opens OUT with its header. */
 static FILE *embed_begin(const char *path, const char *tool, char **files, int nfiles)
 {

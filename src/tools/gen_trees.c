@@ -12,26 +12,6 @@
 #include "../core/util.h"
 #include "../rules/yaml.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    size_t k;
-    while (buf && (k = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap) {
-            char *more = realloc(buf, cap *= 2);
-            if (!more) free(buf);
-            buf = more;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -48,7 +28,7 @@ int main(int argc, char **argv)
     int failed = 0;
     for (int i = 0; i < nfiles && !failed; i++) {
         size_t len;
-        char *text = slurp(files[i], &len);
+        char *text = (char *)embed_slurp(files[i], &len);
         ldx_arena *a;
         ldxi_ynode *root;
         ldx_buf b;
