@@ -160,6 +160,16 @@ static void sparkline(html_state *s, ldx_buf *b, const ldx_trend *t)
     put(s, b, "\"/></svg>");
 }
 
+/* " · <time>", when the line had one. */
+static void put_time(html_state *s, ldx_buf *b, ldx_ts_kind kind, double ts)
+{
+    if (kind == LDX_TS_NONE) return;
+    char tb[40];
+    ldx_format_time(kind, ts, tb, sizeof tb);
+    put(s, b, " · ");
+    esc(s, b, tb);
+}
+
 static void trends(html_state *s, ldx_buf *b, const ldx_diagnosis *d)
 {
     if (!d->ntrends) return;
@@ -167,9 +177,7 @@ static void trends(html_state *s, ldx_buf *b, const ldx_diagnosis *d)
     for (size_t i = 0; i < d->ntrends; i++) {
         const ldx_trend *t = &d->trends[i];
         char a[32], z[32];
-        double scale = fmax(fabs(t->first), fabs(t->last));
-        ldxi_format_quantity(t->first, scale, a, sizeof a);
-        ldxi_format_quantity(t->last, scale, z, sizeof z);
+        double scale = ldxi_format_trend_ends(t, a, z, sizeof a);
         put(s, b, "<li><code>");
         esc(s, b, t->signal);
         put(s, b, ".");
@@ -210,12 +218,7 @@ static void evidence(html_state *s, ldx_buf *b, const ldx_diagnosis *d)
         put(s, b, "</code><span class=\"evmeta\">");
         esc(s, b, e->signal);
         if (e->rank >= 0) putf(s, b, " · rank %d", e->rank);
-        if (e->ts_kind != LDX_TS_NONE) {
-            char tb[40];
-            ldx_format_time(e->ts_kind, e->ts, tb, sizeof tb);
-            put(s, b, " · ");
-            esc(s, b, tb);
-        }
+        put_time(s, b, e->ts_kind, e->ts);
         if (e->host[0]) {
             put(s, b, " · host ");
             esc_bytes(s, b, e->host);
@@ -299,12 +302,7 @@ static void diagnosis(html_state *s, ldx_buf *b, size_t file, const ldx_file_rep
     if (d->in_baseline) put(s, b, " · also in the baseline run");
     putf(s, b, " · line %llu", (unsigned long long)d->line);
     if (d->rank >= 0) putf(s, b, " · rank %d", d->rank);
-    if (d->ts_kind != LDX_TS_NONE) {
-        char tb[40];
-        ldx_format_time(d->ts_kind, d->ts, tb, sizeof tb);
-        put(s, b, " · ");
-        esc(s, b, tb);
-    }
+    put_time(s, b, d->ts_kind, d->ts);
     if (d->hits > 1) putf(s, b, " · %llu lines", (unsigned long long)d->hits);
     put(s, b, "</p>");
     evidence(s, b, d);

@@ -61,5 +61,8 @@ void ldxi_json_summary_free(ldxi_json_summary *sum);
  * trend read alike: "0.38 GiB -> 1.62 GiB". Values of a megabyte and up are taken for
  * byte counts: that is what trends in training logs measure. */
 void ldxi_format_quantity(double v, double scale, char *buf, size_t n);
+/* A trend's first and last values, at the scale of the larger, so that they compare;
+ * returns that scale (for the values in between). */
+double ldxi_format_trend_ends(const ldx_trend *t, char *first, char *last, size_t n);
 
 #endif

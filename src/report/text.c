@@ -133,9 +133,7 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     for (size_t i = 0; i < d->ntrends; i++) {
         const ldx_trend *t = &d->trends[i];
         char a[32], b[32];
-        double scale = fmax(fabs(t->first), fabs(t->last));
-        ldxi_format_quantity(t->first, scale, a, sizeof a);
-        ldxi_format_quantity(t->last, scale, b, sizeof b);
+        ldxi_format_trend_ends(t, a, b, sizeof a);
         fprintf(fp, "    %strend%s    %s.%s ", col(r, C_BOLD), col(r, C_RESET), t->signal,
                 t->capture);
         sparkline(fp, t->values, t->nvalues);
