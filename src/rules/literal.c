@@ -1,6 +1,8 @@
 /* Pattern hygiene: how long a fixed string every match of a pattern must contain. A
  * prefilter (Vectorscan) is fast when it can look for such a literal and slow when a
  * pattern is all classes and quantifiers; `logdx rules lint --perf` warns below 3. */
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ruleset_int.h"
@@ -27,66 +29,167 @@ static size_t skip_quant(const char *b, size_t n, size_t i)
     return i;
 }
 
-/* The longest run of literal characters in one alternative (an estimate: a group's
- * inner alternatives are read as runs of their own). */
-static size_t branch_literal(const char *b, size_t n)
+/* What a piece of a pattern guarantees about the literal text of its matches: the
+ * longest fixed run inside every match (best), the run every match starts with (head)
+ * and ends with (tail), and whether the piece is nothing but one fixed string (whole,
+ * of length best). Groups are looked into, so that "\): (?<xid>31), " counts as the
+ * seven characters it always is, and a group of alternatives counts for its weakest
+ * one ("(?:Ch |channel 0x)" guarantees 3, not 10). */
+typedef struct {
+    size_t best, head, tail;
+    bool whole;
+} lit_info;
+
+#define LIT_DEPTH 16 /* deeper groups count for nothing */
+
+static lit_info alternatives_literal(const char *p, size_t n, int depth);
+
+/* The end of the group opened at b[i] == '(' (just past its ')'), or n. */
+static size_t group_close(const char *b, size_t n, size_t i)
 {
-    size_t best = 0, run = 0, i = 0;
+    int level = 0;
+    for (; i < n; i++) {
+        if (b[i] == '\\') i++;
+        else if (b[i] == '[') i = ldxi_re_class_end(b, n, i);
+        else if (b[i] == '(') level++;
+        else if (b[i] == ')' && --level == 0) return i + 1;
+    }
+    return n;
+}
+
+/* Whether a quantifier at b[i] may leave its atom out ('?', '*', {0,...}). */
+static bool may_skip(const char *b, size_t n, size_t i)
+{
+    return i < n && (b[i] == '?' || b[i] == '*' || (b[i] == '{' && i + 1 < n && b[i + 1] == '0'));
+}
+
+static bool is_quant(const char *b, size_t n, size_t i)
+{
+    return i < n && (b[i] == '?' || b[i] == '*' || b[i] == '+' || b[i] == '{');
+}
+
+/* Appends a piece that is fixed text of length k to the running sequence. */
+static void add_text(lit_info *li, size_t *run, bool *at_head, size_t k)
+{
+    *run += k;
+    if (*at_head) li->head = *run;
+    if (*run > li->best) li->best = *run;
+}
+
+/* Breaks the run: what follows is not adjacent to what came before. */
+static void add_break(lit_info *li, size_t *run, bool *at_head)
+{
+    *run = 0;
+    *at_head = false;
+    li->whole = false;
+}
+
+static lit_info sequence_literal(const char *b, size_t n, int depth)
+{
+    lit_info li = {0, 0, 0, true};
+    size_t run = 0, i = 0;
+    bool at_head = true;
     while (i < n) {
         char c = b[i];
-        if (c == '\\') {
-            char e = i + 1 < n ? b[i + 1] : '\0';
-            i += 2;
-            if (!e || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9')) {
-                run = 0; /* \d, \s, \w, \b, \1...: not a literal character */
-                i = skip_quant(b, n, i);
+        if (c == '(') {
+            size_t close = group_close(b, n, i), body = i + 1;
+            size_t q = close, qend = skip_quant(b, n, close);
+            bool zero_width = false, options = false;
+            if (body < n && b[body] == '?') {
+                char d = body + 1 < n ? b[body + 1] : '\0', e = body + 2 < n ? b[body + 2] : '\0';
+                if (d == ':' || d == '>') body += 2;
+                else if (d == '=' || d == '!') zero_width = true;
+                else if (d == '<' && (e == '=' || e == '!')) zero_width = true;
+                else if (d == 'P' && (e == '=' || e == '>')) options = true; /* a reference */
+                else if (d == '<' || d == 'P' || d == '\'') {
+                    while (body < n && b[body] != '>' && b[body] != '\'') body++;
+                    body++;
+                    if (d == '\'') { /* (?'name' ...) */
+                        while (body < n && b[body] != '\'') body++;
+                        body++;
+                    }
+                } else {
+                    options = true; /* (?i), (?i:...), conditionals, recursion */
+                }
+            }
+            i = qend;
+            /* a lookaround or an anchor consumes nothing: the text around it is adjacent */
+            if (zero_width) continue;
+            if (options || depth >= LIT_DEPTH || close > n || body >= close) {
+                add_break(&li, &run, &at_head);
                 continue;
             }
-        } else if (c == '[') {
-            i = skip_quant(b, n, ldxi_re_class_end(b, n, i) + 1);
-            run = 0;
-            continue;
-        } else if (c == '(' && i + 1 < n && b[i + 1] == '?') {
-            size_t j = i + 2; /* (?: (?= (?! (?> (?<name> (?<= (?<! (?i) */
-            if (j < n && strchr(":=!>", b[j])) {
-                j++;
-            } else if (j + 1 < n && b[j] == '<' && (b[j + 1] == '=' || b[j + 1] == '!')) {
-                j += 2;
-            } else if (j < n && (b[j] == '<' || b[j] == 'P')) {
-                while (j < n && b[j] != '>') j++;
-                j++;
-            } else {
-                while (j < n && b[j] != ')' && b[j] != ':') j++;
-                j++;
+            if (may_skip(b, n, q)) {
+                add_break(&li, &run, &at_head);
+                continue;
             }
-            i = j;
-            run = 0;
+            lit_info in = alternatives_literal(b + body, close - 1 - body, depth + 1);
+            if (is_quant(b, n, q)) { /* '+' or {n,}: present, but not adjacent to itself */
+                if (in.best > li.best) li.best = in.best;
+                add_text(&li, &run, &at_head, in.head);
+                add_break(&li, &run, &at_head);
+                run = in.tail;
+                continue;
+            }
+            if (in.whole) {
+                add_text(&li, &run, &at_head, in.best);
+                continue;
+            }
+            add_text(&li, &run, &at_head, in.head);
+            if (in.best > li.best) li.best = in.best;
+            add_break(&li, &run, &at_head);
+            run = in.tail;
             continue;
-        } else if (strchr("()|^$.", c)) {
-            i = skip_quant(b, n, i + 1);
-            run = 0;
+        }
+        if (c == '^' || c == '$') {
+            i++;
+            continue;
+        }
+        if (c == '\\') {
+            char e = i + 1 < n ? b[i + 1] : '\0';
+            if (e == 'b' || e == 'B' || e == 'A' || e == 'z' || e == 'Z' || e == 'G') {
+                i += 2;
+                continue;
+            }
+            i += 2;
+            if (!e || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9')) {
+                i = skip_quant(b, n, i); /* \d, \s, \w, \1, \x41...: not counted */
+                add_break(&li, &run, &at_head);
+                continue;
+            }
+        } else if (c == '[' || c == '.') {
+            i = skip_quant(b, n, c == '[' ? ldxi_re_class_end(b, n, i) + 1 : i + 1);
+            add_break(&li, &run, &at_head);
             continue;
         } else {
             i++;
         }
         /* the character just read: optional or repeated? */
-        if (i < n && strchr("?*{", b[i])) {
-            run = 0;
+        if (may_skip(b, n, i)) {
             i = skip_quant(b, n, i);
+            add_break(&li, &run, &at_head);
             continue;
         }
-        run++;
-        if (run > best) best = run;
-        if (i < n && b[i] == '+') run = 0;
+        if (is_quant(b, n, i)) { /* '+' or {n,}: once, then not adjacent */
+            i = skip_quant(b, n, i);
+            add_text(&li, &run, &at_head, 1);
+            add_break(&li, &run, &at_head);
+            run = 1;
+            continue;
+        }
+        add_text(&li, &run, &at_head, 1);
     }
-    return best;
+    li.tail = run;
+    if (li.whole) li.head = li.tail = li.best;
+    return li;
 }
 
-size_t ldxi_pattern_literal(const char *p)
+/* The weakest of the top-level alternatives of p[0..n) decides. */
+static lit_info alternatives_literal(const char *p, size_t n, int depth)
 {
-    /* the weakest top-level alternative decides */
-    size_t n = strlen(p), start = 0, best = SIZE_MAX;
-    int depth = 0;
+    lit_info all = {SIZE_MAX, SIZE_MAX, SIZE_MAX, false};
+    size_t start = 0, nalt = 0;
+    int level = 0;
     for (size_t i = 0; i <= n; i++) {
         char c = i < n ? p[i] : '|';
         if (c == '\\' && i + 1 < n) {
@@ -97,13 +200,23 @@ size_t ldxi_pattern_literal(const char *p)
             i = ldxi_re_class_end(p, n, i);
             continue;
         }
-        if (c == '(') depth++;
-        if (c == ')') depth--;
-        if (c == '|' && depth <= 0) {
-            size_t l = branch_literal(p + start, i - start);
-            if (l < best) best = l;
+        if (c == '(') level++;
+        if (c == ')') level--;
+        if (c == '|' && level <= 0) {
+            lit_info a = sequence_literal(p + start, i - start, depth);
+            if (a.best < all.best) all.best = a.best;
+            if (a.head < all.head) all.head = a.head;
+            if (a.tail < all.tail) all.tail = a.tail;
+            all.whole = a.whole; /* counts only if it is the only one */
+            nalt++;
             start = i + 1;
         }
     }
-    return best == SIZE_MAX ? 0 : best;
+    if (nalt > 1) all.whole = false; /* fixed text only if there is one alternative */
+    return all;
+}
+
+size_t ldxi_pattern_literal(const char *p)
+{
+    return alternatives_literal(p, strlen(p), 0).best;
 }

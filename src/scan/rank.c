@@ -30,12 +30,13 @@ static const struct {
 } bracket_words[] = {{"rank", 4}, {"default", 7}, {"Rank ", 5}, {"RANK ", 5}};
 #define NWORDS (sizeof bracket_words / sizeof *bracket_words)
 
-/* Where the next 'r' and the next 'R' are: each found once, so a line full of one of
- * them is not searched again for the other. */
+/* Where the next 'k' and the next 'K' are: each found once, so a line full of one of
+ * them is not searched again for the other. "rank" is looked for by its 'k', the
+ * rarest of its letters in log text ('r' is in every other word). */
 typedef struct {
     const char *s;
-    size_t n, lo, up; /* next 'r', next 'R' (n: none) */
-} r_cursor;
+    size_t n, lo, up; /* next 'k', next 'K' (n: none) */
+} k_cursor;
 
 static size_t find_from(const char *s, size_t n, size_t i, char c)
 {
@@ -43,11 +44,11 @@ static size_t find_from(const char *s, size_t n, size_t i, char c)
     return p ? (size_t)(p - s) : n;
 }
 
-/* The next 'r' or 'R' after the one returned last time (the first: from 0). */
-static size_t next_r(r_cursor *c, size_t after)
+/* The next 'k' or 'K' after the one returned last time (the first: from 0). */
+static size_t next_k(k_cursor *c, size_t after)
 {
-    if (c->lo <= after) c->lo = find_from(c->s, c->n, after + 1, 'r');
-    if (c->up <= after) c->up = find_from(c->s, c->n, after + 1, 'R');
+    if (c->lo <= after) c->lo = find_from(c->s, c->n, after + 1, 'k');
+    if (c->up <= after) c->up = find_from(c->s, c->n, after + 1, 'K');
     return c->lo < c->up ? c->lo : c->up;
 }
 
@@ -60,9 +61,11 @@ int ldx_line_rank(const char *s, size_t len)
     for (const char *b = memchr(s, '[', n); b && b + 1 < s + n;
          b = memchr(b + 1, '[', n - (size_t)(b + 1 - s))) {
         size_t i = (size_t)(b - s);
-        for (size_t w = 0; w < NWORDS; w++) {
+        char c1 = b[1];
+        for (size_t w = 0; w < NWORDS && (c1 == 'r' || c1 == 'd' || c1 == 'R'); w++) {
             size_t wl = bracket_words[w].len;
-            if (word[w] >= 0 || i + wl + 2 > n || memcmp(s + i + 1, bracket_words[w].word, wl) != 0)
+            if (word[w] >= 0 || i + wl + 2 > n || c1 != bracket_words[w].word[0] ||
+                memcmp(s + i + 1, bracket_words[w].word, wl) != 0)
                 continue;
             size_t k = i + 1 + wl;
             int v = digits_at(s, n, &k);
@@ -85,10 +88,10 @@ int ldx_line_rank(const char *s, size_t len)
         if (word[w] >= 0) return word[w];
     if (nccl >= 0) return nccl;
     /* free text: "rank 3", "Rank: 3", "rank=3", "local_rank: 3", "RANK=3" */
-    r_cursor rc = {s, n, find_from(s, n, 0, 'r'), find_from(s, n, 0, 'R')};
-    for (size_t i = rc.lo < rc.up ? rc.lo : rc.up; i + 5 <= n; i = next_r(&rc, i)) {
-        if ((s[i + 1] | 0x20) != 'a' || (s[i + 2] | 0x20) != 'n' || (s[i + 3] | 0x20) != 'k')
-            continue; /* s[i] is r or R */
+    k_cursor kc = {s, n, find_from(s, n, 3, 'k'), find_from(s, n, 3, 'K')};
+    for (size_t j = kc.lo < kc.up ? kc.lo : kc.up; j + 2 <= n; j = next_k(&kc, j)) {
+        size_t i = j - 3; /* s[j] is k or K; j >= 3 */
+        if ((s[i] | 0x20) != 'r' || (s[i + 1] | 0x20) != 'a' || (s[i + 2] | 0x20) != 'n') continue;
         if (i > 0 && isalpha((unsigned char)s[i - 1])) continue;
         size_t k = i + 4;
         while (k < n && (s[k] == ' ' || s[k] == ':' || s[k] == '=' || s[k] == '#')) k++;

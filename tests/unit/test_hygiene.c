@@ -25,6 +25,20 @@ static void test_literals(void **state)
     assert_int_equal(lit("(?<name>\\w+)=(?<v>\\d+)"), 1);
     assert_int_equal(lit("(?i)watchdog caught"), 15);
     assert_int_equal(lit("x{0,3}yz"), 2);
+    /* groups are looked into: a fixed group joins the text around it */
+    assert_int_equal(lit("\\): (?<xid>31), "), 7);
+    assert_int_equal(lit("ab(?:cd)ef"), 6);
+    /* a group of alternatives counts for its weakest one */
+    assert_int_equal(lit("(?:Ch(?:annel)? |channel 0x)[0-9a-fA-F]+"), 2);
+    assert_int_equal(lit("x(?:abcdef|gh)y"), 3); /* "xab" or "xgh": a lower bound */
+    assert_int_equal(lit("(?:abc|abd)"), 3);
+    /* an optional group breaks the text; a repeated one is there at least once */
+    assert_int_equal(lit("ab(?:cd)?ef"), 2);
+    assert_int_equal(lit("ab(?:cdefg)+h"), 7);  /* "abcdefg": ab and the first repetition */
+    assert_int_equal(lit("a(?:bcdefg)+hi"), 8); /* "bcdefghi": the last repetition and hi */
+    /* lookarounds and anchors consume nothing: the text on both sides is adjacent */
+    assert_int_equal(lit("^abc(?!x)def\\b"), 6);
+    assert_int_equal(lit("(?<=q)ab(?<!z)cd"), 4);
 }
 
 /* The prefilter form of a pattern, or "=" when it goes in whole. */
