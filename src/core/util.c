@@ -114,9 +114,8 @@ char *ldxi_arena_strdup(ldx_arena *a, const char *s)
     return s ? ldxi_arena_strndup(a, s, strlen(s)) : NULL;
 }
 
-ldx_status ldxi_grow(void **v, size_t *cap, size_t need, size_t elem)
+ldx_status ldxi_grow_slow(void **v, size_t *cap, size_t need, size_t elem)
 {
-    if (need <= *cap) return LDX_OK;
     size_t nc = *cap ? *cap : 4;
     while (nc < need) nc *= 2;
     void *p = realloc(*v, nc * elem);

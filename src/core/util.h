@@ -31,8 +31,13 @@ void *ldxi_arena_alloc(ldx_arena *a, size_t n);
 char *ldxi_arena_strdup(ldx_arena *a, const char *s);
 char *ldxi_arena_strndup(ldx_arena *a, const char *s, size_t n);
 
-/* Grows *v (of *cap elements of size elem) so that it holds at least need elements. */
-ldx_status ldxi_grow(void **v, size_t *cap, size_t need, size_t elem);
+/* Grows *v (of *cap elements of size elem) so that it holds at least need elements.
+ * Inline for the common case, room already there: the scan asks once per hit. */
+ldx_status ldxi_grow_slow(void **v, size_t *cap, size_t need, size_t elem);
+static inline ldx_status ldxi_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    return need <= *cap ? LDX_OK : ldxi_grow_slow(v, cap, need, elem);
+}
 #define LDXI_PUSH(vec, n, cap, val)                                                      \
     (ldxi_grow((void **)&(vec), &(cap), (n) + 1, sizeof(*(vec))) == LDX_OK               \
          ? ((vec)[(n)++] = (val), LDX_OK)                                                \
