@@ -94,7 +94,7 @@ static lit_info sequence_literal(const char *b, size_t n, int depth)
         if (c == '(') {
             size_t close = group_close(b, n, i), body = i + 1;
             size_t q = close, qend = skip_quant(b, n, close);
-            bool zero_width = false, options = false;
+            bool zero_width = body < n && b[body] == '*', options = false; /* (*VERB) */
             if (body < n && b[body] == '?') {
                 char d = body + 1 < n ? b[body + 1] : '\0', e = body + 2 < n ? b[body + 2] : '\0';
                 if (d == ':' || d == '>') body += 2;

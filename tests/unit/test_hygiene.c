@@ -39,6 +39,8 @@ static void test_literals(void **state)
     /* lookarounds and anchors consume nothing: the text on both sides is adjacent */
     assert_int_equal(lit("^abc(?!x)def\\b"), 6);
     assert_int_equal(lit("(?<=q)ab(?<!z)cd"), 4);
+    assert_int_equal(lit("(*UCP)abc"), 3);
+    assert_int_equal(lit("ab(?i:cd)ef"), 2); /* an option group: not counted */
 }
 
 /* The prefilter form of a pattern, or "=" when it goes in whole. */
