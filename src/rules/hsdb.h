@@ -29,6 +29,7 @@ typedef struct {
     void *db;        /* hs_database_t */
     uint32_t *map;   /* id -> global signal index g; nsig + LDXI_HS_*; or LDXI_HS_IGNORE */
     uint32_t nids;
+    size_t mapped;   /* db was loaded into pages of its own, this many bytes (0: hs malloc'd it) */
 } ldxi_hspart;
 
 typedef struct ldxi_hsdb {
