@@ -39,6 +39,12 @@ typedef struct {
 } ldx_rule_cost;
 void ldx_scanner_set_profile(ldx_scanner *s, bool on);
 void ldx_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldx_rule_cost *out);
+/* The prefilter's own share (Vectorscan over the batches of lines): bytes it scanned,
+ * its time, and the (line, signal) pairs it handed to PCRE2. All zero without it. */
+typedef struct {
+    uint64_t bytes, ns, pairs;
+} ldx_prefilter_cost;
+void ldx_scanner_prefilter_cost(const ldx_scanner *s, ldx_prefilter_cost *out);
 uint64_t ldx_scanner_lines(const ldx_scanner *s);
 uint64_t ldx_scanner_truncated(const ldx_scanner *s);
 

@@ -469,6 +469,17 @@ static int rules_profile(cli_opts *o)
     qsort(rows, n, sizeof(*rows), cost_cmp);
     printf("%s: %llu lines; PCRE2 time %.1f ms in all\n", o->args[0],
            (unsigned long long)(fr ? fr->lines : 0), (double)total / 1e6);
+    ldx_prefilter_cost pf;
+    ldx_scanner_prefilter_cost(sc, &pf);
+    if (ldx_ruleset_has_prefilter(rs)) {
+        bool big = pf.bytes >= 1000000;
+        printf("prefilter (Vectorscan, every pattern at once): %.1f %s in %.1f ms, %.0f MB/s; "
+               "%llu (line, signal) pairs handed to PCRE2\n",
+               (double)pf.bytes / (big ? 1e6 : 1e3), big ? "MB" : "kB", (double)pf.ns / 1e6,
+               pf.ns ? (double)pf.bytes * 1e3 / (double)pf.ns : 0.0, (unsigned long long)pf.pairs);
+    } else {
+        printf("prefilter: not in use (PCRE2 alone): every signal ran on every line\n");
+    }
     printf("%-44s %10s %10s %10s %6s  %s\n", "RULE", "PCRE2 RUNS", "MATCHES", "MS", "SHARE", "NOTES");
     for (size_t i = 0; i < n; i++) {
         const ldx_rule_info *r = ldx_ruleset_rule(rs, rows[i].rule);

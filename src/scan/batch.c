@@ -11,6 +11,7 @@
  * lines one by one. Results do not depend on the number of threads. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "scan_int.h"
 #include "../rules/hsdb.h"
@@ -109,11 +110,17 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
     b->nph = 0;
     b->failed = false;
     memset(b->last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0); /* twice a batch: nothing next to the scan */
     for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
         hit_ctx hc = {h, b, &h->part[pi], 0};
         hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    b->pf_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
     if (b->nph > 1 && !b->failed && !sort_hits(b)) b->failed = true;
+    b->pf_pairs = 0;
+    for (size_t i = 0; i < b->nph; i++) b->pf_pairs += b->ph[i].id < h->nsig;
 }
 
 /* ---- matching: prefilter and PCRE2, on any thread ---- */
@@ -235,6 +242,9 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         ldxi_scan_materialize(s);
         for (size_t i = 0; i < s->rs->n; i++)
             if (b->rc[i].calls) ldxi_scan_count(s, i, &b->rc[i]);
+        s->pf.bytes += b->len;
+        s->pf.ns += b->pf_ns;
+        s->pf.pairs += b->pf_pairs;
     }
     b->len = b->nbl = b->nph = b->nm = b->nco = 0;
     b->done = false;

@@ -109,6 +109,8 @@ typedef struct {
     size_t *co;          /* their capture offsets */
     size_t nco, cocap;
     ldxi_rulecount *rc;  /* per rule */
+    uint64_t pf_ns;      /* the prefilter's time on it */
+    uint64_t pf_pairs;   /* the (line, signal) pairs it handed to PCRE2 */
     bool done;           /* matched (by a worker): ready to apply */
 } ldxi_batch;
 
@@ -151,6 +153,7 @@ struct ldx_scanner {
     bool *rule_off;                      /* per rule: over its time budget, skipped */
     uint64_t nconfirm;                   /* confirms so far, for sampling the clock */
     bool profile;                        /* time every confirm (rules profile) */
+    ldx_prefilter_cost pf;               /* the prefilter's share so far */
     uint64_t *rule_calls, *rule_matches; /* per rule: PCRE2 runs and matches */
     size_t *rule_base;                   /* first signal index of each rule */
     struct ldxi_pending {

@@ -107,6 +107,7 @@ static void clear(ldx_scanner *s)
     if (s->rule_calls) memset(s->rule_calls, 0, s->rs->n * sizeof(uint64_t));
     if (s->rule_matches) memset(s->rule_matches, 0, s->rs->n * sizeof(uint64_t));
     s->nconfirm = 0;
+    memset(&s->pf, 0, sizeof s->pf);
     memset(&s->launcher, 0, sizeof s->launcher);
     memset(s->versions, 0, sizeof s->versions);
     if (s->rule_lines) memset(s->rule_lines, 0, s->rs->n * sizeof(uint64_t));
@@ -468,6 +469,11 @@ void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t line
 void ldx_scanner_flush(ldx_scanner *s) { ldxi_scanner_flush(s); }
 
 void ldx_scanner_set_profile(ldx_scanner *s, bool on) { s->profile = on; }
+
+void ldx_scanner_prefilter_cost(const ldx_scanner *s, ldx_prefilter_cost *out)
+{
+    *out = s->pf;
+}
 
 void ldx_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldx_rule_cost *out)
 {

@@ -1,0 +1,47 @@
+#!/bin/sh
+# `logdx rules profile LOG`: the prefilter's own line and the per-rule PCRE2 table agree
+# with each other and with the log (every PCRE2 run was a pair the prefilter handed
+# over; the rule that fires on the log ran and matched), and PCRE2 alone says so.
+set -u
+logdx=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1
+fail=0
+say() { echo "profile: $*"; fail=1; }
+# a real OOM cascade, repeated so that it fills several batches of lines
+log="$tmp/train.log"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+  cat "$root/examples/torchrun-oom-cascade/train.log"
+done >"$log"
+"$logdx" rules profile "$log" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 0 ] || say "exit $rc on a good log: $(head -n 3 "$tmp/err")"
+lines=$(wc -l <"$log")
+head -n 1 "$tmp/out" | grep -q "^$log: $lines lines; PCRE2 time [0-9.]* ms in all$" ||
+  say "first line: $(head -n 1 "$tmp/out")"
+pf=$(sed -n 2p "$tmp/out")
+runs=$(awk 'NR > 3 { s += $2 } END { print s + 0 }' "$tmp/out")
+case $pf in
+"prefilter (Vectorscan, every pattern at once): "*)
+  pairs=$(echo "$pf" | sed -n 's/.*; \([0-9]*\) (line, signal) pairs handed to PCRE2$/\1/p')
+  [ -n "$pairs" ] || say "prefilter line: $pf"
+  [ -n "$pairs" ] && [ "$runs" -gt "$pairs" ] && say "$runs PCRE2 runs, but only $pairs pairs handed over"
+  size=$(wc -c <"$log")
+  kb=$(echo "$pf" | sed -n 's/.*: \([0-9.]*\) kB in .*/\1/p')
+  [ -n "$kb" ] && awk -v k="$kb" -v s="$size" 'BEGIN { exit !(k * 1000 < s * 0.9 || k * 1000 > s * 1.1) }' &&
+    say "the prefilter scanned $kb kB of a $size byte log" ;;
+"prefilter: not in use"*) ;; # a build without Vectorscan
+*) say "second line: $pf" ;;
+esac
+grep -q '^cuda-oom-pytorch  *[1-9][0-9]*  *[1-9][0-9]* ' "$tmp/out" ||
+  say "cuda-oom-pytorch did not run and match: $(grep cuda-oom "$tmp/out")"
+LOGDX_ENGINE=pcre2 "$logdx" rules profile "$log" >"$tmp/plain" 2>&1
+sed -n 2p "$tmp/plain" | grep -q '^prefilter: not in use (PCRE2 alone)' ||
+  say "PCRE2 alone: $(sed -n 2p "$tmp/plain")"
+"$logdx" rules profile >/dev/null 2>"$tmp/usage"
+rc=$?
+[ $rc = 2 ] && grep -q 'usage: logdx rules profile LOG' "$tmp/usage" || say "without LOG: exit $rc"
+[ $fail = 0 ] && echo "profile: prefilter and PCRE2 figures agree with the log and with each other"
+exit $fail
