@@ -415,6 +415,18 @@ static void free_part(ldxi_hspart *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Whether most of a loaded part's patterns are the ruleset's (the specials aside). */
+static bool serves_most(const ldxi_hspart *p, uint32_t nsig)
+{
+    size_t used = 0, all = 0;
+    for (uint32_t i = 0; i < p->nids; i++) {
+        if (p->map[i] != LDXI_HS_IGNORE && p->map[i] >= nsig) continue; /* a special */
+        all++;
+        used += p->map[i] != LDXI_HS_IGNORE;
+    }
+    return 2 * used >= all;
+}
+
 /* Two environment variables are for testing: LOGDX_ENGINE=pcre2 builds no prefilter
  * (the plain engine, as with -DLOGDX_PREFILTER=OFF), LOGDX_NO_EMBEDDED_DB compiles every
  * pattern at run time instead of loading the build-time database. */
@@ -460,8 +472,19 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
                               ? by_hash[x + 1].g
                               : LDXI_HS_IGNORE;
     }
+    size_t na0 = h->nalways;
     bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL &&
                     from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len);
+    if (embedded && !serves_most(&h->part[h->nparts - 1], h->nsig)) {
+        /* --no-default-rules, or a few built-in rules among many of the user's: scanning
+         * for every built-in pattern to use a handful would double the scan's cost (it
+         * did, for a set of user rules alone); their patterns are compiled with the
+         * rest, once, and cached */
+        free_part(&h->part[--h->nparts]);
+        h->nalways = na0;
+        memset(covered, 0, h->nsig);
+        embedded = false;
+    }
     h->embedded = embedded;
     /* what is left: one signal per distinct pattern (the first), the others follow it */
     size_t nrest = 0;
