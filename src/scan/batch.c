@@ -112,9 +112,11 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
     memset(b->last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0); /* twice a batch: nothing next to the scan */
+    b->pf_bytes = 0;
     for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
         hit_ctx hc = {h, b, &h->part[pi], 0};
         hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
+        b->pf_bytes += b->len;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     b->pf_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
@@ -242,7 +244,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         ldxi_scan_materialize(s);
         for (size_t i = 0; i < s->rs->n; i++)
             if (b->rc[i].calls) ldxi_scan_count(s, i, &b->rc[i]);
-        s->pf.bytes += b->len;
+        s->pf.bytes += b->pf_bytes;
         s->pf.ns += b->pf_ns;
         s->pf.pairs += b->pf_pairs;
     }
