@@ -11,9 +11,9 @@ rewritten for ripgrep's default engine and for grep -E.
 Neither rg's default engine nor ERE has lookaround, and ERE has no inline (?i), no
 non-capturing or named groups and no lazy quantifiers. The rewrite keeps every pattern
 and its literals (which is what the engines' speed depends on): lookarounds are dropped,
-(?i) becomes [aA] letter classes for ERE, lazy quantifiers become greedy. A note on
-stderr says how many patterns were changed that way; the match counts of rg and grep
-are therefore close to, not the same as, logdx's.
+(?i) becomes [aA] letter classes for ERE, lazy quantifiers become greedy, atomic groups
+plain ones. A note on stderr says how many patterns were changed that way; the match
+counts of rg and grep are therefore close to, not the same as, logdx's.
 """
 import os
 import re
@@ -98,6 +98,10 @@ class Converter:
                     self.touched = True
                 elif p.startswith("(?:", i):
                     out.append("(" if self.ere else "(?:")
+                    i += 3
+                elif p.startswith("(?>", i):  # atomic: neither engine has it; a plain group
+                    out.append("(" if self.ere else "(?:")
+                    self.touched = True
                     i += 3
                 elif p.startswith("(?<", i) or p.startswith("(?P<", i):
                     j = p.index(">", i)
@@ -238,7 +242,7 @@ def main():
             sys.stdout.write(conv.convert(line) + "\n")
             n += 1
     sys.stderr.write("%s: %d of %d patterns rewritten approximately (lookaround, lazy "
-                     "quantifier%s)\n" % (mode, conv.changed, n, ", (?i)" if mode == "ere" else ""))
+                     "quantifier, atomic group%s)\n" % (mode, conv.changed, n, ", (?i)" if mode == "ere" else ""))
     return 0
 
 
