@@ -163,6 +163,9 @@ mem64_s=; mem64_mib=
 REPEAT=10
 timeit start "$LOGDX" --fail-on never -q "$T/small.log"
 REPEAT=$REPEAT_SAVED
+# the prefilter's own speed inside logdx (one thread), as `rules profile` reports it
+pf_log=$T/m64.log; [ -f "$pf_log" ] || pf_log=$T/train.log
+pf_mbps=$("$LOGDX" rules profile "$pf_log" 2>/dev/null | sed -n 's/^prefilter (.*, \([0-9]*\) MB\/s;.*/\1/p')
 
 # ---- report -------------------------------------------------------------------------
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -231,3 +234,19 @@ v=$(awk -v a="$j1_mib" -v b="$mem1_mib" -v c="${mem64_mib:-0}" 'BEGIN { m = a > 
 cmp_row "memory growth 1 MiB -> $SIZE" "+$v MiB" "flat: < 8 MiB" "$(verdict "$v" '<' 8)"
 v=$(awk -v s="$start_s" 'BEGIN { printf "%.0f", s * 1000 }')
 cmp_row "start-up: 10 KB log, all rules" "$v ms" "< 20 ms" "$(verdict "$v" '<' 20)"
+
+# what bounds the throughput targets, from the same run
+echo
+echo "bounds (same run):"
+j1_mbps=$(mbps "$SIZE_B" "$j1_s")
+if [ -n "$pf_mbps" ] && [ -n "$rg_s" ]; then
+    echo "  the prefilter alone (Vectorscan, every pattern, one thread, 'logdx rules profile'): $pf_mbps MB/s;"
+    echo "  2.5x rg would need $(awk -v r="$(mbps "$SIZE_B" "$rg_s")" 'BEGIN { printf "%.0f", 2.5 * r }') MB/s end to end"
+fi
+bound() { # bound NAME DECODER-SECONDS: both jobs shared over two cores
+    awk -v n="$1" -v d="$2" -v j="$j1_mbps" -v b="$SIZE_B" 'BEGIN {
+        if (d == "" || j + 0 == 0) exit; dm = b / d / 1e6; m = 2 / (1 / j + 1 / dm);
+        printf "  %s on 2 cores: at most 2 / (1/scan + 1/decode) = %.0f MB/s, %.0f%% of the decoder alone\n", n, m, 100 * m / dm }'
+}
+bound "gzip ($base_name)" "$base_s"
+[ "$have_zstd" = 1 ] && bound "zstd" "$zstdc_s"
