@@ -7,12 +7,31 @@
 
 #include "ruleset_int.h"
 
+size_t ldxi_re_escape_end(const char *p, size_t n, size_t i)
+{
+    char e = i + 1 < n ? p[i + 1] : '\0';
+    i += 2;
+    if (e == 'c') return i < n ? i + 1 : n; /* \cX, a control character, takes the X */
+    if (e == 'Q') { /* quoted up to \E: brackets in there are text */
+        while (i + 1 < n && !(p[i] == '\\' && p[i + 1] == 'E')) i++;
+        return i + 1 < n ? i + 2 : n;
+    }
+    if (e && strchr("xopPNgk", e) && i < n &&
+        (p[i] == '{' || ((e == 'k' || e == 'g') && (p[i] == '<' || p[i] == '\'')))) {
+        char close = p[i] == '{' ? '}' : p[i] == '<' ? '>' : '\'';
+        i++;
+        while (i < n && p[i] != close) i++;
+        i++;
+    }
+    return i < n ? i : n;
+}
+
 size_t ldxi_re_class_end(const char *p, size_t n, size_t i)
 {
     i++;
     if (i < n && p[i] == '^') i++;
     if (i < n && p[i] == ']') i++;
-    while (i < n && p[i] != ']') i += p[i] == '\\' ? 2 : 1;
+    while (i < n && p[i] != ']') i = p[i] == '\\' ? ldxi_re_escape_end(p, n, i) : i + 1;
     return i < n ? i : n;
 }
 
@@ -49,7 +68,7 @@ static size_t group_close(const char *b, size_t n, size_t i)
 {
     int level = 0;
     for (; i < n; i++) {
-        if (b[i] == '\\') i++;
+        if (b[i] == '\\') i = ldxi_re_escape_end(b, n, i) - 1;
         else if (b[i] == '[') i = ldxi_re_class_end(b, n, i);
         else if (b[i] == '(') level++;
         else if (b[i] == ')' && --level == 0) return i + 1;
@@ -151,8 +170,10 @@ static lit_info sequence_literal(const char *b, size_t n, int depth)
                 i += 2;
                 continue;
             }
+            size_t after = ldxi_re_escape_end(b, n, i);
             i += 2;
             if (!e || (e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9')) {
+                i = after;
                 i = skip_quant(b, n, i); /* \d, \s, \w, \1, \x41...: not counted */
                 add_break(&li, &run, &at_head);
                 continue;
@@ -193,16 +214,17 @@ static lit_info alternatives_literal(const char *p, size_t n, int depth)
     for (size_t i = 0; i <= n; i++) {
         char c = i < n ? p[i] : '|';
         if (c == '\\' && i + 1 < n) {
-            i++;
+            i = ldxi_re_escape_end(p, n, i) - 1;
             continue;
         }
         if (c == '[') {
             i = ldxi_re_class_end(p, n, i);
+            if (i >= n) i = n - 1; /* unclosed: the end still closes the alternative */
             continue;
         }
         if (c == '(') level++;
         if (c == ')') level--;
-        if (c == '|' && level <= 0) {
+        if ((c == '|' && level <= 0) || i == n) { /* the end closes the last one, balanced or not */
             lit_info a = sequence_literal(p + start, i - start, depth);
             if (a.best < all.best) all.best = a.best;
             if (a.head < all.head) all.head = a.head;

@@ -32,7 +32,7 @@ static size_t group_end(const char *p, size_t n, size_t i)
     int depth = 0;
     for (; i < n; i++) {
         if (p[i] == '\\') {
-            i++;
+            i = ldxi_re_escape_end(p, n, i) - 1;
         } else if (p[i] == '[') {
             i = ldxi_re_class_end(p, n, i);
         } else if (p[i] == '(') {
@@ -50,7 +50,7 @@ static size_t alt_end(const char *p, size_t n, size_t from)
 {
     int level = 0;
     for (size_t i = from; i < n; i++) {
-        if (p[i] == '\\') i++;
+        if (p[i] == '\\') i = ldxi_re_escape_end(p, n, i) - 1;
         else if (p[i] == '[') i = ldxi_re_class_end(p, n, i);
         else if (p[i] == '(') level++;
         else if (p[i] == ')') level--;
@@ -95,17 +95,6 @@ static size_t quantifier(const char *p, size_t n, size_t i, size_t *min, size_t 
     return i;
 }
 
-/* Where the escape at p[i] == '\\' ends: past \x{..}, \p{..} and the like. */
-static size_t escape_end(const char *p, size_t n, size_t i)
-{
-    char e = i + 1 < n ? p[i + 1] : '\0';
-    i += 2;
-    if (e && strchr("xopPNgk", e) && i < n && p[i] == '{') {
-        while (i < n && p[i] != '}') i++;
-        i++;
-    }
-    return i;
-}
 
 typedef enum {
     GROUP_HERE,  /* must match where it stands: capturing, (?:...), (?>...) */
@@ -154,7 +143,7 @@ static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count,
             if ((e >= '1' && e <= '9') || e == 'k' || e == 'g' || e == 'Q' || e == 'E' || !e)
                 return false;
             broad = e == 'S' || e == 'W' || e == 'D' || e == 'N';
-            i = escape_end(p, n, i);
+            i = ldxi_re_escape_end(p, n, i);
         } else if (p[i] == '[') {
             broad = i + 1 < n && p[i + 1] == '^';
             i = ldxi_re_class_end(p, n, i) + 1;
@@ -164,7 +153,7 @@ static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count,
             /* a group with a gap inside is a gap: the parts around it can go alone */
             group_kind kind;
             size_t b = group_body(p, i, e, &kind);
-            if (kind == GROUP_OTHER) return false;
+            if (kind == GROUP_OTHER || b >= e) return false; /* b >= e: "(?<name" unclosed */
             atom tmp[64];
             size_t tn = 0, inner = e - 1 - b; /* the content, without the ')' */
             for (size_t from = 0;;) {
@@ -247,12 +236,16 @@ static bool form_alternative(const char *p, size_t n, char *out, size_t *olen)
 
 /* Whether every group of p[from..n) is one a part of the pattern can stand without:
  * no recursion, conditional, branch reset or option setting (an option set in one
- * alternative carries into the next ones). */
+ * alternative carries into the next ones), and no back reference (the group it names
+ * may be cut away). */
 static bool plain_groups(const char *p, size_t n, size_t from)
 {
     for (size_t i = from; i < n; i++) {
         if (p[i] == '\\') {
-            i++;
+            /* a back reference anywhere (even inside a group that a part keeps whole) */
+            char e = i + 1 < n ? p[i + 1] : '\0';
+            if ((e >= '1' && e <= '9') || e == 'k' || e == 'g' || e == 'Q') return false;
+            i = ldxi_re_escape_end(p, n, i) - 1;
         } else if (p[i] == '[') {
             i = ldxi_re_class_end(p, n, i);
         } else if (p[i] == '(' && i + 2 < n && p[i + 1] == '?') {
@@ -379,7 +372,7 @@ static bool branch_set(const char *p, size_t n, int depth, lset *best)
                 /* a class, an assertion, a reference or a coded character: no literal */
                 consider_run(best, run, rl);
                 rl = 0;
-                i = quantifier(p, n, escape_end(p, n, i), &min, &max);
+                i = quantifier(p, n, ldxi_re_escape_end(p, n, i), &min, &max);
                 continue;
             }
             c = e;
@@ -397,6 +390,7 @@ static bool branch_set(const char *p, size_t n, int depth, lset *best)
             group_kind kind; /* only a group that must match here requires its literals */
             size_t b = group_body(p, i, e, &kind);
             size_t q = quantifier(p, n, e, &min, &max);
+            if (b >= e) return false; /* "(?<name" unclosed */
             if (kind == GROUP_HERE && min > 0) {
                 lset inner;
                 if (!set_of(p + b, e - 1 - b, depth + 1, &inner)) return false;
@@ -455,7 +449,7 @@ static bool no_options(const char *p, size_t n, size_t from)
 {
     for (size_t i = from; i + 2 < n; i++) {
         if (p[i] == '\\') {
-            i++;
+            i = ldxi_re_escape_end(p, n, i) - 1;
         } else if (p[i] == '[') {
             i = ldxi_re_class_end(p, n, i);
         } else if (p[i] == '(' && p[i + 1] == '?') {

@@ -83,6 +83,8 @@ extern const size_t ldxi_builtin_taxonomy_count;
 
 /* The longest fixed string every match of the pattern must contain (an estimate). */
 size_t ldxi_pattern_literal(const char *pattern);
+/* Where the escape at p[i] == '\\' ends: past \cX, \x{..}, \p{..}, \k<..>, \Q..\E. */
+size_t ldxi_re_escape_end(const char *p, size_t n, size_t i);
 /* A cheaper superset of a pattern for the prefilter (a part of it without the gaps
  * around it), malloc'd; NULL when the pattern goes in whole. */
 char *ldxi_prefilter_form(const char *pattern);

@@ -4,7 +4,7 @@
 # (regressions/<target>/). Neither folder is written to: inputs found along the way go
 # to a temporary folder, crashes to build-fuzz/artifacts/<target>/.
 #
-#   sh tests/fuzz/run.sh [TARGET...]     targets: rules cond reader scan (default: all)
+#   sh tests/fuzz/run.sh [TARGET...]     targets: rules cond reader scan pattern (default: all)
 #
 #   LOGDX_FUZZ_SECONDS  seconds per target (default 60)
 #   LOGDX_FUZZ_JOBS     targets run at once (default: the CPUs, at most 4)
@@ -22,7 +22,7 @@ ncpu=$(nproc 2>/dev/null || echo 2)
 jobs=${LOGDX_FUZZ_JOBS:-$ncpu}
 [ "$jobs" -gt 4 ] && jobs=4
 [ "$jobs" -ge 1 ] || jobs=1
-targets=${*:-rules cond reader scan}
+targets=${*:-rules cond reader scan pattern}
 
 command -v clang >/dev/null 2>&1 || { echo "fuzz: clang not found (sh tests/deps.sh)" >&2; exit 2; }
 CC=clang cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_FUZZ=ON \

@@ -1,0 +1,43 @@
+/* Fuzz target: what the prefilter makes of a pattern (src/rules/literal.c, pform.c): the
+ * required-literal estimate, the cheaper form and the literal set. These read patterns
+ * by hand, bracket by bracket, so a malformed one must not take them out of bounds (a
+ * rule's pattern is checked by PCRE2 first, but they are called on user text).
+ * Invariants: a form is made of parts of the pattern, so it is no longer than it; and
+ * the form of a pattern PCRE2 accepts is one PCRE2 accepts too. */
+#include <string.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "fuzz.h"
+#include "rules/ruleset_int.h"
+
+static bool compiles(const char *p)
+{
+    int err;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)p, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+    pcre2_code_free(re);
+    return re != NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 4096) return 0;
+    char *p = malloc(size + 1);
+    if (!p) return 0;
+    memcpy(p, data, size);
+    p[size] = '\0'; /* a NUL inside ends the pattern early, as it would for a rule */
+    size_t lit = ldxi_pattern_literal(p);
+    FUZZ_CHECK(lit <= strlen(p));
+    char *form = ldxi_prefilter_form(p);
+    if (form) {
+        FUZZ_CHECK(strlen(form) <= strlen(p));
+        if (compiles(p)) FUZZ_CHECK(compiles(form));
+    }
+    free(form);
+    bool ci;
+    free(ldxi_literal_set(p, &ci));
+    free(p);
+    return 0;
+}
