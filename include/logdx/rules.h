@@ -52,7 +52,7 @@ typedef struct {
     bool builtin;
     ldx_strv tags, affects, related, caused_by, fix, verify, references;
     ldx_strv ex_match, ex_no_match;
-    const unsigned *ex_match_line, *ex_no_match_line; /* where each example starts */
+    const unsigned *ex_match_line, *ex_no_match_line; /* the line each example's text starts on */
     const ldx_symptom *symptoms;
     size_t nsymptoms;
     const ldx_signal_info *signals;
@@ -92,6 +92,11 @@ long ldx_ruleset_find(const ldx_ruleset *rs, const char *id);
  * prefilter takes the signal (false: PCRE2 runs it on every line). */
 size_t ldx_signal_literal(const ldx_signal_info *si);
 bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig);
+/* How hard PCRE2 works on the rule's own example lines: the most pattern items it
+ * visits per byte of one line (counted, not timed: the same on every machine), and on
+ * which line of the rule file that example line stands (0: unknown). A fixed-string
+ * search takes 1-3; a pattern that backtracks, tens. */
+double ldx_signal_steps(const ldx_rule_info *r, size_t sig, unsigned *worst_line);
 /* Is there a prefilter at all (built with Vectorscan, and not LOGDX_ENGINE=pcre2)? */
 bool ldx_ruleset_has_prefilter(const ldx_ruleset *rs);
 

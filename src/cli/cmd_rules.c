@@ -136,6 +136,10 @@ static bool selected(const ldx_rule_info *r, const cli_opts *o);
 
 /* The fixed string a pattern needs for the prefilter to skip lines for it. */
 #define MIN_LITERAL 3
+/* PCRE2 steps per byte of an example line past which a pattern is said to backtrack: a
+ * fixed-string search takes 1-3, the built-in set at most ~20, the quadratic patterns
+ * this caught 62 and 117. */
+#define MAX_STEPS 25.0
 
 /* What --perf and profile say about a signal: its longest fixed string, and whether it
  * runs on every line because the prefilter (when there is one) cannot take it. */
@@ -168,6 +172,17 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
                         "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the prefilter cannot "
                         "take this pattern; PCRE2 runs it on every line\n",
                         r->path, si->line, si->col, r->id, si->name);
+            unsigned ex_line;
+            double steps = ldx_signal_steps(r, k, &ex_line);
+            if (steps > MAX_STEPS) {
+                found++;
+                fprintf(stderr,
+                        "logdx: %s:%u:%u: warning: rule '%s', signal '%s': PCRE2 takes %.0f steps "
+                        "per byte of an example line (line %u; a plain search takes 1-3): the "
+                        "pattern backtracks, e.g. a lazy or unbounded part tried from every "
+                        "position; start it on a fixed string or take a value whole with (?>...)\n",
+                        r->path, si->line, si->col, r->id, si->name, steps, ex_line);
+            }
         }
     }
     return found;

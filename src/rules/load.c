@@ -506,7 +506,8 @@ static const unsigned *item_lines(ctx *c, const ldxi_ynode *map, const char *key
     size_t k = 0;
     for (size_t i = 0; i < seq->n && k < n; i++)
         if (seq->items[i]->kind == LDXI_YSCALAR && *seq->items[i]->str)
-            v[k++] = seq->items[i]->line;
+            /* a block scalar's text starts on the line after its '|' or '>' */
+            v[k++] = seq->items[i]->line + (seq->items[i]->quoted == 2);
     return v;
 }
 

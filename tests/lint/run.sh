@@ -1,7 +1,8 @@
 #!/bin/sh
 # Lint messages: for each tests/lint/<case>.yaml, the messages of
-#     logdx --no-default-rules rules lint <case>.yaml
-# must equal <case>.expected (stderr, then the exit status on the last line).
+#     logdx --no-default-rules rules lint [ARGS] <case>.yaml
+# must equal <case>.expected (stderr, then the exit status on the last line). ARGS come
+# from a line "# lint-args: ..." in the case file (e.g. --perf).
 #   run.sh LOGDX [--update]
 set -u
 logdx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -11,7 +12,9 @@ pass=0
 fail=0
 for f in *.yaml; do
   case=${f%.yaml}
-  out=$("$logdx" --no-default-rules rules lint "$f" 2>&1; echo "exit $?")
+  args=$(sed -n 's/^# lint-args: //p' "$f" | head -n 1)
+  # shellcheck disable=SC2086
+  out=$("$logdx" --no-default-rules rules lint $args "$f" 2>&1; echo "exit $?")
   if [ "$update" = "--update" ]; then
     printf '%s\n' "$out" >"$case.expected"
   elif [ "$out" != "$(cat "$case.expected")" ]; then
