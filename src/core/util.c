@@ -236,6 +236,17 @@ static bool fast_decimal(const char *p, double *out)
 
 bool ldxi_parse_quantity(const char *s, size_t n, double *out)
 {
+    /* the common case first: a step or iteration counter, digits only (an integer of
+     * up to 15 digits is an exact double, as strtod gives it) */
+    if (n && n <= 15) {
+        uint64_t m = 0;
+        size_t i = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') m = m * 10 + (uint64_t)(s[i++] - '0');
+        if (i == n) {
+            *out = (double)m;
+            return true;
+        }
+    }
     char num[64];
     size_t i = 0, k = 0;
     while (i < n && isspace((unsigned char)s[i])) i++;
