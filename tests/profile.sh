@@ -22,7 +22,14 @@ lines=$(wc -l <"$log")
 head -n 1 "$tmp/out" | grep -q "^$log: $lines lines; PCRE2 time [0-9.]* ms in all$" ||
   say "first line: $(head -n 1 "$tmp/out")"
 pf=$(sed -n 2p "$tmp/out")
-runs=$(awk 'NR > 3 { s += $2 } END { print s + 0 }' "$tmp/out")
+runs=$(awk 'NR > 3 && !/^ / { s += $2 } END { print s + 0 }' "$tmp/out")
+# a rule of several signals lists them under it ("  .name"), and their runs add up to its
+awk 'NR > 3 && !/^ / { if (rule != "" && nsig > 0 && sum != runs) bad = bad " " rule;
+                       rule = $1; runs = $2; sum = 0; nsig = 0; next }
+     NR > 3 && /^  \./ { sum += $2; nsig++ }
+     END { if (rule != "" && nsig > 0 && sum != runs) bad = bad " " rule; if (bad != "") { print bad; exit 1 } }' \
+  "$tmp/out" >"$tmp/sig" || say "signal runs do not add up to their rule's:$(cat "$tmp/sig")"
+grep -q '^  \.' "$tmp/out" || say "no rule listed its signals"
 case $pf in
 "prefilter (Vectorscan, every pattern at once): "*)
   pairs=$(echo "$pf" | sed -n 's/.*; \([0-9]*\) (line, signal) pairs handed to PCRE2$/\1/p')

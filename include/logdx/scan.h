@@ -39,6 +39,8 @@ typedef struct {
 } ldx_rule_cost;
 void ldx_scanner_set_profile(ldx_scanner *s, bool on);
 void ldx_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldx_rule_cost *out);
+/* The same for one signal of a rule; zeros unless profiling was on. */
+void ldx_scanner_signal_cost(const ldx_scanner *s, size_t rule, size_t sig, ldx_rule_cost *out);
 /* The prefilter's own share (Vectorscan over the batches of lines): bytes it scanned
  * (the text once per database: twice when user rules have one of their own next to the
  * built-in one), its time, and the (line, signal) pairs it handed to PCRE2. All zero

@@ -515,6 +515,16 @@ static int rules_profile(cli_opts *o)
                (unsigned long long)rows[i].cost.calls, (unsigned long long)rows[i].cost.matches,
                (double)rows[i].cost.ns / 1e6,
                total ? 100.0 * (double)rows[i].cost.ns / (double)total : 0.0, notes);
+        /* a rule of several signals: which of them the time went to */
+        for (size_t k = 0; r->nsignals > 1 && k < r->nsignals; k++) {
+            ldx_rule_cost c;
+            ldx_scanner_signal_cost(sc, rows[i].rule, k, &c);
+            if (!c.calls) continue;
+            char name[64];
+            snprintf(name, sizeof name, "  .%s", r->signals[k].name);
+            printf("%-44s %10llu %10llu %10.2f\n", name, (unsigned long long)c.calls,
+                   (unsigned long long)c.matches, (double)c.ns / 1e6);
+        }
     }
     ldx_file_report_destroy(fr);
     ldx_scanner_destroy(sc);

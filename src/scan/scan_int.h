@@ -154,6 +154,8 @@ struct ldx_scanner {
     bool *rule_off;                      /* per rule: over its time budget, skipped */
     uint64_t nconfirm;                   /* confirms so far, for sampling the clock */
     bool profile;                        /* time every confirm (rules profile) */
+    uint64_t *sig_prof;                  /* profiling: per signal (rule_base order) runs,
+                                          * matches, ns */
     ldx_prefilter_cost pf;               /* the prefilter's share so far */
     uint64_t *rule_calls, *rule_matches; /* per rule: PCRE2 runs and matches */
     size_t *rule_base;                   /* first signal index of each rule */

@@ -103,6 +103,7 @@ static void clear(ldx_scanner *s)
     s->npend = 0;
     if (s->limit_hits) memset(s->limit_hits, 0, s->rs->n * sizeof(uint64_t));
     if (s->rule_ns) memset(s->rule_ns, 0, s->rs->n * sizeof(uint64_t));
+    if (s->sig_prof) memset(s->sig_prof, 0, 3 * (s->rule_base[s->rs->n] + 1) * sizeof(uint64_t));
     if (s->rule_off) memset(s->rule_off, 0, s->rs->n * sizeof(bool));
     if (s->rule_calls) memset(s->rule_calls, 0, s->rs->n * sizeof(uint64_t));
     if (s->rule_matches) memset(s->rule_matches, 0, s->rs->n * sizeof(uint64_t));
@@ -131,6 +132,7 @@ void ldx_scanner_destroy(ldx_scanner *s)
     free(s->limit_hits);
     free(s->limit_sig);
     free(s->rule_ns);
+    free(s->sig_prof);
     free(s->rule_off);
     free(s->rule_calls);
     free(s->rule_matches);
@@ -397,6 +399,12 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text,
         uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
                       (uint64_t)(t1.tv_nsec - t0.tv_nsec);
         rc->ns += s->profile ? ns : ns * CLOCK_SAMPLE;
+        if (s->profile && s->sig_prof) { /* matching threads may share them */
+            uint64_t *p = s->sig_prof + 3 * (s->rule_base[i] + k);
+            __atomic_fetch_add(&p[0], 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&p[1], r >= 0, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&p[2], ns, __ATOMIC_RELAXED);
+        }
     }
     if (r >= 0) {
         rc->matches++;
@@ -468,7 +476,17 @@ void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t line
 
 void ldx_scanner_flush(ldx_scanner *s) { ldxi_scanner_flush(s); }
 
-void ldx_scanner_set_profile(ldx_scanner *s, bool on) { s->profile = on; }
+void ldx_scanner_set_profile(ldx_scanner *s, bool on)
+{
+    s->profile = on;
+    if (on && !s->sig_prof) s->sig_prof = calloc(3 * (s->rule_base[s->rs->n] + 1), sizeof(uint64_t));
+}
+
+void ldx_scanner_signal_cost(const ldx_scanner *s, size_t rule, size_t sig, ldx_rule_cost *out)
+{
+    const uint64_t *p = s->sig_prof ? s->sig_prof + 3 * (s->rule_base[rule] + sig) : NULL;
+    *out = p ? (ldx_rule_cost){p[0], p[1], p[2]} : (ldx_rule_cost){0, 0, 0};
+}
 
 void ldx_scanner_prefilter_cost(const ldx_scanner *s, ldx_prefilter_cost *out)
 {
