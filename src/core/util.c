@@ -305,6 +305,15 @@ bool ldxi_parse_quantity(const char *s, size_t n, double *out)
     return true;
 }
 
+size_t ldxi_text_line(const char *p, const char **next)
+{
+    size_t len = strcspn(p, "\r\n");
+    const char *q = p + len;
+    if (*q == '\r' && q[1] == '\n') q++;
+    *next = *q ? q + 1 : q;
+    return len;
+}
+
 const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
 {
     if (!kl) return s;

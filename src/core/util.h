@@ -14,6 +14,9 @@ char *ldxi_strdup(const char *s);
 char *ldxi_strndup(const char *s, size_t n);
 /* The first k (of kl bytes) in s[0, n), which need not be NUL-terminated; NULL: none. */
 const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl);
+/* The line at p in NUL-terminated text (a rule's example): its length, and in *next
+ * where the next one starts, past "\n", "\r" or "\r\n" as the reader cuts lines. */
+size_t ldxi_text_line(const char *p, const char **next);
 char *ldxi_vasprintf(const char *fmt, va_list ap);
 char *ldxi_asprintf(const char *fmt, ...)
 #if defined(__GNUC__)

@@ -183,19 +183,20 @@ static int rule_cmp(const void *a, const void *b)
     return strcmp(x->info.id, y->info.id);
 }
 
-/* find() in rules sorted by id: every rule's references are checked against all rules,
- * and a linear search there was a sixth of start-up. */
-static bool exists_sorted(ldxi_rule **rules, size_t n, const char *id)
+/* find() in rules sorted by id (a ruleset's, or the compiler's once sorted): every
+ * rule's references are checked against all rules, and a linear search there was a
+ * sixth of start-up. */
+static long find_sorted(ldxi_rule *const *rules, size_t n, const char *id)
 {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         int c = strcmp(rules[mid]->info.id, id);
-        if (c == 0) return true;
+        if (c == 0) return (long)mid;
         if (c < 0) lo = mid + 1;
         else hi = mid;
     }
-    return false;
+    return -1;
 }
 
 ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
@@ -237,14 +238,14 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
     for (size_t i = 0; i < n; i++) {
         const ldx_rule_info *ri = &c->rules[i]->info;
         for (size_t k = 0; k < ri->related.n; k++)
-            if (!exists_sorted(c->rules, n, ri->related.v[k])) {
+            if (find_sorted(c->rules, n, ri->related.v[k]) < 0) {
                 ldx_msgs_add(c->msgs, LDX_MSG_ERROR, ri->path, 1, 1,
                              "rule '%s': related rule '%s' does not exist", ri->id,
                              ri->related.v[k]);
                 c->failed = 1;
             }
         for (size_t k = 0; k < ri->caused_by.n; k++)
-            if (!exists_sorted(c->rules, n, ri->caused_by.v[k]) &&
+            if (find_sorted(c->rules, n, ri->caused_by.v[k]) < 0 &&
                 !ldx_taxonomy_lookup(ri->caused_by.v[k], NULL, NULL, NULL)) {
                 ldx_msgs_add(c->msgs, LDX_MSG_ERROR, ri->path, 1, 1,
                              "rule '%s': caused_by '%s' is neither a class nor a rule id",
@@ -309,15 +310,7 @@ bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig)
 
 long ldx_ruleset_find(const ldx_ruleset *rs, const char *id)
 {
-    size_t lo = 0, hi = rs->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int c = strcmp(rs->rules[mid]->info.id, id);
-        if (c == 0) return (long)mid;
-        if (c < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    return -1;
+    return find_sorted(rs->rules, rs->n, id);
 }
 
 const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../core/util.h"
 #include "ruleset_int.h"
 
 #ifdef LDX_HAVE_HS
@@ -75,9 +76,8 @@ static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
             for (size_t e = 0; e < lists[li]->n && bad < 0; e++) {
                 const char *p = lists[li]->v[e];
                 while (*p && bad < 0) {
-                    const char *end = p;
-                    while (*end && *end != '\n' && *end != '\r') end++;
-                    size_t len = (size_t)(end - p);
+                    const char *next;
+                    size_t len = ldxi_text_line(p, &next);
                     verify_ctx vc = {seen};
                     memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
                     hs_scan(db, len ? p : "", (unsigned)len, 0, scratch, on_verify, &vc);
@@ -90,7 +90,7 @@ static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
                             break;
                         }
                     }
-                    p = *end ? end + 1 : end;
+                    p = next;
                 }
             }
         a = b;

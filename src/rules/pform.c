@@ -99,7 +99,7 @@ static size_t quantifier(const char *p, size_t n, size_t i, size_t *min, size_t 
 typedef enum {
     GROUP_HERE,  /* must match where it stands: capturing, (?:...), (?>...) */
     GROUP_LOOK,  /* a lookaround or a comment: its content is not part of the match */
-    GROUP_OTHER  /* recursion, a condition, a branch reset, options */
+    GROUP_OTHER  /* recursion, a condition, a branch reset, options; a name never closed */
 } group_kind;
 
 /* Where the content of the group opened at p[i] == '(' (closed just before e) starts,
@@ -120,6 +120,7 @@ static size_t group_body(const char *p, size_t i, size_t e, group_kind *kind)
     *kind = GROUP_HERE;
     if (c == '<' || (c == 'P' && p[b] == '<')) {
         while (b < e && p[b - 1] != '>') b++;
+        if (b >= e) *kind = GROUP_OTHER; /* "(?<v)": no content to read */
         return b;
     }
     *kind = GROUP_OTHER;
@@ -127,8 +128,9 @@ static size_t group_body(const char *p, size_t i, size_t e, group_kind *kind)
 }
 
 /* Cuts p[0..n) (one alternative, no top-level '|') into atoms. False where the
- * pattern has something a part of it cannot stand without: a back reference, \Q..\E,
- * an inline option that changes what follows, or a nesting it will not read. */
+ * pattern has something a part of it cannot stand without: a group that is not a plain
+ * one, or a nesting it will not read (back references, \Q..\E and inline options are
+ * refused for the whole pattern first, by plain_groups). */
 static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count, bool *has_gap,
                   int depth)
 {
@@ -140,8 +142,7 @@ static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count,
         bool broad = false, inner_gap = false;
         if (p[i] == '\\') {
             char e = i + 1 < n ? p[i + 1] : '\0';
-            if ((e >= '1' && e <= '9') || e == 'k' || e == 'g' || e == 'Q' || e == 'E' || !e)
-                return false;
+            if (e == 'E' || !e) return false; /* a stray \E, a trailing backslash */
             broad = e == 'S' || e == 'W' || e == 'D' || e == 'N';
             i = ldxi_re_escape_end(p, n, i);
         } else if (p[i] == '[') {
@@ -153,7 +154,7 @@ static bool split(const char *p, size_t n, atom *out, size_t cap, size_t *count,
             /* a group with a gap inside is a gap: the parts around it can go alone */
             group_kind kind;
             size_t b = group_body(p, i, e, &kind);
-            if (kind == GROUP_OTHER || b >= e) return false; /* b >= e: "(?<name" unclosed */
+            if (kind == GROUP_OTHER) return false;
             atom tmp[64];
             size_t tn = 0, inner = e - 1 - b; /* the content, without the ')' */
             for (size_t from = 0;;) {
@@ -390,7 +391,6 @@ static bool branch_set(const char *p, size_t n, int depth, lset *best)
             group_kind kind; /* only a group that must match here requires its literals */
             size_t b = group_body(p, i, e, &kind);
             size_t q = quantifier(p, n, e, &min, &max);
-            if (b >= e) return false; /* "(?<name" unclosed */
             if (kind == GROUP_HERE && min > 0) {
                 lset inner;
                 if (!set_of(p + b, e - 1 - b, depth + 1, &inner)) return false;

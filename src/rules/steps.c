@@ -6,6 +6,7 @@
  * digits back, tens (the memory rules' readings were 62 before their rewrite). */
 #include <string.h>
 
+#include "../core/util.h"
 #include "ruleset_int.h"
 
 typedef struct {
@@ -42,7 +43,8 @@ double ldx_signal_steps(const ldx_rule_info *r, size_t sig, unsigned *worst_line
                 const char *p = lists[li]->v[e];
                 unsigned line = starts[li] ? starts[li][e] : 0;
                 while (*p) {
-                    size_t len = strcspn(p, "\r\n");
+                    const char *next;
+                    size_t len = ldxi_text_line(p, &next);
                     sc.steps = 0;
                     pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, mc);
                     double per_byte = (double)sc.steps / (double)(len + 1);
@@ -50,9 +52,7 @@ double ldx_signal_steps(const ldx_rule_info *r, size_t sig, unsigned *worst_line
                         worst = per_byte;
                         *worst_line = line;
                     }
-                    p += len;
-                    if (*p == '\r' && p[1] == '\n') p++;
-                    if (*p) p++;
+                    p = next;
                     if (line) line++;
                 }
             }

@@ -113,17 +113,13 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
     struct timespec t0, t1;
     /* timed always (for rules profile): two clock reads a 256 KiB batch cost nothing */
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    b->pf_bytes = 0;
     for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
         hit_ctx hc = {h, b, &h->part[pi], 0};
         hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
-        b->pf_bytes += b->len;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     b->pf_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
     if (b->nph > 1 && !b->failed && !sort_hits(b)) b->failed = true;
-    b->pf_pairs = 0;
-    for (size_t i = 0; i < b->nph; i++) b->pf_pairs += b->ph[i].id < h->nsig;
 }
 
 /* ---- matching: prefilter and PCRE2, on any thread ---- */
@@ -183,6 +179,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     const ldxi_hsdb *h = s->rs->hs;
     memset(b->rc, 0, s->rs->n * sizeof(ldxi_rulecount));
     b->nm = b->nco = 0;
+    b->pf_pairs = 0;
     prefilter(h, b, w->scratch);
     if (b->failed) return; /* applied with the plain engine */
     size_t p = 0;
@@ -193,6 +190,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
             uint32_t id = b->ph[p].id;
             if (id == h->nsig + LDXI_HS_LAUNCHER) hints |= LDXI_HINT_LAUNCHER;
             if (id == h->nsig + LDXI_HS_VERSIONS) hints |= LDXI_HINT_VERSIONS;
+            b->pf_pairs += id < h->nsig;
             p++;
         }
         b->bl[l].hints = hints;
@@ -245,7 +243,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         ldxi_scan_materialize(s);
         for (size_t i = 0; i < s->rs->n; i++)
             if (b->rc[i].calls) ldxi_scan_count(s, i, &b->rc[i]);
-        s->pf.bytes += b->pf_bytes;
+        s->pf.bytes += (uint64_t)b->len * (uint64_t)h->nparts; /* once per database */
         s->pf.ns += b->pf_ns;
         s->pf.pairs += b->pf_pairs;
     }

@@ -110,7 +110,6 @@ typedef struct {
     size_t nco, cocap;
     ldxi_rulecount *rc;  /* per rule */
     uint64_t pf_ns;      /* the prefilter's time on it */
-    uint64_t pf_bytes;   /* what it scanned: the batch once per database part */
     uint64_t pf_pairs;   /* the (line, signal) pairs it handed to PCRE2 */
     bool done;           /* matched (by a worker): ready to apply */
 } ldxi_batch;

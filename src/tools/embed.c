@@ -9,15 +9,11 @@
 
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: ldx-embed OUT.c SYMBOL BASEDIR FILE...\n");
-        return 2;
-    }
-    const char *sym = argv[2];
-    int nfiles = argc - 4;
-    char **files = argv + 4;
-    FILE *out = embed_begin(argv[1], "ldx-embed", files, nfiles);
-    if (!out) return 1;
+    const char *sym;
+    char **files;
+    int nfiles, rc;
+    FILE *out = embed_args(argc, argv, "ldx-embed", &sym, &files, &nfiles, &rc);
+    if (!out) return rc;
     for (int i = 0; i < nfiles; i++) {
         size_t n;
         unsigned char *buf = embed_slurp(files[i], &n);

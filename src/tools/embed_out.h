@@ -49,6 +49,25 @@ static FILE *embed_begin(const char *path, const char *tool, char **files, int n
     return out;
 }
 
+/* The tools' command line, OUT.c SYMBOL BASEDIR FILE...: the symbol and the files from
+ * it, and OUT opened by embed_begin(). NULL with *rc set when it cannot go on: 2 for a
+ * usage error, 1 when OUT cannot be written. */
+static FILE *embed_args(int argc, char **argv, const char *tool, const char **sym,
+                        char ***files, int *nfiles, int *rc)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s OUT.c SYMBOL BASEDIR FILE...\n", tool);
+        *rc = 2;
+        return NULL;
+    }
+    *sym = argv[2];
+    *nfiles = argc - 4;
+    *files = argv + 4;
+    FILE *out = embed_begin(argv[1], tool, *files, *nfiles);
+    *rc = 1;
+    return out;
+}
+
 /* Blob i: a string literal, not an initializer list (much cheaper to compile). */
 static void embed_blob(FILE *out, const char *sym, int i, const unsigned char *data, size_t n)
 {

@@ -14,15 +14,11 @@
 
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: ldx-trees OUT.c SYMBOL BASEDIR FILE...\n");
-        return 2;
-    }
-    const char *sym = argv[2];
-    int nfiles = argc - 4;
-    char **files = argv + 4;
-    FILE *out = embed_begin(argv[1], "ldx-trees", files, nfiles);
-    if (!out) return 1;
+    const char *sym;
+    char **files;
+    int nfiles, rc;
+    FILE *out = embed_args(argc, argv, "ldx-trees", &sym, &files, &nfiles, &rc);
+    if (!out) return rc;
     ldx_msgs *msgs;
     if (ldx_msgs_create(&msgs) != LDX_OK) return 1;
     int failed = 0;
