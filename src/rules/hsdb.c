@@ -16,7 +16,7 @@
 
 static const char *const specials[LDXI_HS_NSPECIAL] = {
     /* torchrun's failure summary: its header lines */
-    "Root Cause \\(first observed failure\\)|^Failures:",
+    "Root Cause \\(first observed failure\\)|Failures:", /* no anchors: see pform.c */
     /* lines that may carry a version banner: the names only (the version reader looks
      * for the number itself; "name, then a version within 48 bytes" was an eighth of
      * the prefilter's time on the bench log) */
@@ -124,6 +124,19 @@ typedef struct {
     bool caseless; /* the literal set came from a (?i) pattern */
 } entry;
 
+/* What the database is given for a pattern: a cheaper form of it, never with anchors
+ * (pform.c says why); NULL: the pattern itself. */
+static char *entry_form(const char *pattern)
+{
+    char *form = ldxi_prefilter_form(pattern);
+    char *bare = ldxi_strip_anchors(form ? form : pattern);
+    if (bare) {
+        free(form);
+        form = bare;
+    }
+    return form;
+}
+
 /* Drops entry x of gs[0..n) and ent[0..n). */
 static void drop(uint32_t *gs, entry *ent, size_t n, size_t x)
 {
@@ -146,7 +159,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     entry *ent = calloc(n ? n : 1, sizeof(entry));
     bool ok = exprs && flags && ids && ent;
     for (size_t x = 0; ok && x < n; x++)
-        ent[x].expr = ldxi_prefilter_form(
+        ent[x].expr = entry_form(
             rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig].pattern);
     hs_database_t *db = NULL;
     for (int attempt = 0; ok && attempt < 256; attempt++) {
@@ -392,9 +405,16 @@ static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint3
     const char *v = hs_version();
     k = fnv(k, v, strlen(v));
     k = fnv(k, with_specials ? "S" : "-", 1);
+    for (size_t sp = 0; with_specials && sp < LDXI_HS_NSPECIAL; sp++)
+        k = fnv(k, specials[sp], strlen(specials[sp]) + 1);
     for (size_t x = 0; x < n; x++) {
-        uint64_t sh = signal_hash(&rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig]);
+        const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
+        uint64_t sh = signal_hash(si);
         k = fnv(k, (const char *)&sh, sizeof sh);
+        /* and what the database is given for it, which changes with logdx's own code */
+        char *form = entry_form(si->pattern);
+        if (form) k = fnv(k, form, strlen(form) + 1);
+        free(form);
     }
     return k;
 }

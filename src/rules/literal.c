@@ -31,7 +31,18 @@ size_t ldxi_re_class_end(const char *p, size_t n, size_t i)
     i++;
     if (i < n && p[i] == '^') i++;
     if (i < n && p[i] == ']') i++;
-    while (i < n && p[i] != ']') i = p[i] == '\\' ? ldxi_re_escape_end(p, n, i) : i + 1;
+    while (i < n && p[i] != ']') {
+        if (p[i] == '\\') {
+            i = ldxi_re_escape_end(p, n, i);
+        } else if (p[i] == '[' && i + 1 < n && p[i + 1] == ':') {
+            /* a POSIX class, [:alpha:], ends at its own ":]" */
+            size_t j = i + 2;
+            while (j < n && ((p[j] >= 'a' && p[j] <= 'z') || p[j] == '^')) j++;
+            i = j + 1 < n && p[j] == ':' && p[j + 1] == ']' ? j + 2 : i + 1;
+        } else {
+            i++;
+        }
+    }
     return i < n ? i : n;
 }
 

@@ -88,12 +88,16 @@ size_t ldxi_re_escape_end(const char *p, size_t n, size_t i);
 /* A cheaper superset of a pattern for the prefilter (a part of it without the gaps
  * around it), malloc'd; NULL when the pattern goes in whole. */
 char *ldxi_prefilter_form(const char *pattern);
+/* The expression without its anchors (^ $ \A \Z \z: see pform.c), malloc'd; NULL when
+ * it has none. */
+char *ldxi_strip_anchors(const char *expr);
 /* Fixed strings one of which every match of a pattern contains, as a Vectorscan
  * expression ("a|b\\x2ec"), malloc'd; NULL when the pattern has no good set. *caseless
  * says whether a leading (?i) made them caseless. */
 char *ldxi_literal_set(const char *pattern, bool *caseless);
 /* The index of the ']' that closes the character class opening at p[i] ('['), or n when
- * it is not closed; a leading ']' (or "^]") and escaped characters are the class's own. */
+ * it is not closed; a leading ']' (or "^]"), escaped characters and POSIX classes
+ * ([:alpha:]) are the class's own. */
 size_t ldxi_re_class_end(const char *p, size_t n, size_t i);
 
 /* The caused_by entry of r that names other (by class or id), or NULL. */

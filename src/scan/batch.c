@@ -149,7 +149,10 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     bool shared = hd != g || h->same_next[g] != LDXI_HS_IGNORE; /* another signal has it */
     if (shared && w->stamp[hd] == w->seq) {
         uint32_t mi = w->res[hd];
-        if (mi == UINT32_MAX) return;
+        if (mi == UINT32_MAX) {
+            ldxi_scan_shared(s, ref.rule, ref.sig, false, &b->rc[ref.rule]);
+            return;
+        }
         const ldxi_match *m = &b->m[mi];
         const ldxi_sigc *hc = &s->rs->rules[h->refs[m->g].rule]->sigs[h->refs[m->g].sig];
         if (hc->ncaps == sc->ncaps) {
@@ -158,6 +161,7 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
                 return;
             }
             b->m[b->nm++] = (ldxi_match){line, g, b->m[mi].co};
+            ldxi_scan_shared(s, ref.rule, ref.sig, true, &b->rc[ref.rule]);
             return;
         }
     }

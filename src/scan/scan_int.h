@@ -190,6 +190,10 @@ void ldxi_scanner_flush(ldx_scanner *s);
 void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
 bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
                      pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm);
+/* Counts, as a run of signal k of rule i, the answer it took from another signal's run of
+ * the same pattern on the line (no time: nothing ran), so that every signal's matches
+ * are its own whatever it shares. */
+void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_rulecount *rc);
 void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
 void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co);
 void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,

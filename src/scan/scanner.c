@@ -380,6 +380,17 @@ void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const char *text, size_t 
 
 /* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
  * go to rc, and ldxi_scan_count() adds them to the scanner. */
+void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_rulecount *rc)
+{
+    rc->calls++;
+    rc->matches += hit;
+    if (s->profile && s->sig_prof) {
+        uint64_t *p = s->sig_prof + 3 * (s->rule_base[i] + k);
+        __atomic_fetch_add(&p[0], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&p[1], hit, __ATOMIC_RELAXED);
+    }
+}
+
 bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
                      pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm)
 {

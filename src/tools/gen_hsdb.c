@@ -16,6 +16,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: ldx-hsdb OUT.c\n");
         return 2;
     }
+    /* what goes into the library is compiled here and now, never taken from the cache
+     * of compiled databases in the user's home */
+    setenv("LOGDX_NO_CACHE", "1", 1);
     ldx_msgs *m;
     ldx_compiler *c;
     ldx_ruleset *rs = NULL;

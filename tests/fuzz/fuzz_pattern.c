@@ -3,7 +3,8 @@
  * by hand, bracket by bracket, so a malformed one must not take them out of bounds (a
  * rule's pattern is checked by PCRE2 first, but they are called on user text).
  * Invariants: a form is made of parts of the pattern, so it is no longer than it; and
- * the form of a pattern PCRE2 accepts is one PCRE2 accepts too. */
+ * the form of a pattern PCRE2 accepts is one PCRE2 accepts too. Stripping anchors
+ * shortens a pattern, and one PCRE2 accepts has none left to strip a second time. */
 #include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -36,6 +37,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (compiles(p)) FUZZ_CHECK(compiles(form));
     }
     free(form);
+    char *bare = ldxi_strip_anchors(p);
+    if (bare) {
+        FUZZ_CHECK(strlen(bare) < strlen(p));
+        /* (in a pattern PCRE2 refuses, taking an anchor out can join what stood around
+         * it into a new token, as `\\k^<[>^` becomes `\\k<[>` and a `^`) */
+        char *again = compiles(p) ? ldxi_strip_anchors(bare) : NULL;
+        FUZZ_CHECK(again == NULL);
+        free(again);
+    }
+    free(bare);
     bool ci;
     free(ldxi_literal_set(p, &ci));
     free(p);

@@ -84,6 +84,39 @@ static void test_prefilter_forms(void **state)
     form_is("watchdog(?=.*timeout)", "watchdog");
 }
 
+/* The expression without anchors, or "=" when it has none. */
+static void bare_is(const char *expr, const char *want)
+{
+    char *got = ldxi_strip_anchors(expr);
+    if (strcmp(want, "=") == 0) {
+        if (got) fail_msg("%s: expected no anchors, got %s", expr, got);
+    } else {
+        if (!got) fail_msg("%s: expected %s, got no change", expr, want);
+        assert_string_equal(got, want);
+        char *again = ldxi_strip_anchors(got);
+        if (again) fail_msg("%s: stripping twice changed it again: %s", expr, again);
+    }
+    free(got);
+}
+
+static void test_anchors(void **state)
+{
+    (void)state;
+    /* line and text anchors go, with nothing else */
+    bare_is("^\\s*iteration\\s+\\d+/\\s*\\d+ \\|", "\\s*iteration\\s+\\d+/\\s*\\d+ \\|");
+    bare_is("^\\s*(?<task>/job:\\w+)\\s*$", "\\s*(?<task>/job:\\w+)\\s*");
+    bare_is("(?:^|\\s)Killed$|\\Aabc\\z|x\\Z", "(?:|\\s)Killed|abc|x");
+    /* not anchors: a negated class, a caret or dollar in a class or escaped, \Q..\E,
+     * a POSIX class, an options reset */
+    bare_is("[^\\]]{0,40}\\^\\$[$^]", "=");
+    bare_is("\\Q^a$\\E", "=");
+    bare_is("[[:alpha:]^]x", "=");
+    bare_is("(?^i)abc", "=");
+    bare_is("\\babc\\b\\Bdef", "=");
+    /* a class left open: copied as it is */
+    bare_is("abc[^", "=");
+}
+
 /* The literals a pattern requires, for the prefilter when Vectorscan refuses it. */
 static void lits_are(const char *pattern, const char *want, bool want_ci)
 {
@@ -199,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_prefilter_forms),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_literal_sets),
+        cmocka_unit_test(test_anchors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
