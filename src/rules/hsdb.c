@@ -39,8 +39,29 @@ static uint64_t signal_hash(const ldx_signal_info *si)
 extern const unsigned char ldxi_builtin_hsdb[];
 extern const size_t ldxi_builtin_hsdb_len;
 
+/* (line, database id) pairs, as line << 32 | id, for the batch check of verify(). */
 typedef struct {
-    bool *seen;
+    uint64_t *v;
+    size_t n, cap;
+    bool oom;
+} pairs;
+
+static void add_pair(pairs *ps, uint64_t line, unsigned id)
+{
+    if (LDXI_PUSH(ps->v, ps->n, ps->cap, line << 32 | id) != LDX_OK) ps->oom = true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    bool *seen;           /* one line alone: the ids it hit */
+    const size_t *starts; /* the batch: where each line starts */
+    size_t nlines;
+    pairs *found; /* the batch: the (line, id) pairs it hit */
 } verify_ctx;
 
 static int on_verify(unsigned id, unsigned long long from, unsigned long long to,
@@ -53,10 +74,29 @@ static int on_verify(unsigned id, unsigned long long from, unsigned long long to
     return 0;
 }
 
+static int on_verify_batch(unsigned id, unsigned long long from, unsigned long long to,
+                           unsigned flags, void *ctx)
+{
+    (void)from;
+    (void)flags;
+    verify_ctx *vc = ctx;
+    size_t end = to ? (size_t)to - 1 : 0, x = 0, y = vc->nlines;
+    while (y - x > 1) {
+        size_t mid = (x + y) / 2;
+        if (vc->starts[mid] <= end) x = mid;
+        else y = mid;
+    }
+    add_pair(vc->found, x, id);
+    return 0;
+}
+
 /* Vectorscan must report every line its PCRE2 twin matches; some complex patterns trip
- * bugs in it (seen: `[\d.]+ ?[KMGT]i?B` after `.*?`). The rules' own examples are the
- * evidence at hand: a signal that PCRE2 matches on an example line but the database
- * misses is given up to PCRE2. Returns the position (in gs) of the first such signal. */
+ * bugs in it (seen: `[\d.]+ ?[KMGT]i?B` after `.*?`), and some patterns disturb others
+ * in a batch of lines (seen: two line-anchored ones, see pform.c). The rules' own
+ * examples are the evidence at hand: a signal that PCRE2 matches on an example line
+ * but the database misses, or that the database finds on an example line alone but not
+ * in all the examples scanned as one batch, is given up to PCRE2. Returns the position
+ * (in gs) of the first such signal. */
 static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
                    const uint32_t *gs, size_t n)
 {
@@ -64,9 +104,13 @@ static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
     if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) return -1;
     bool *seen = calloc(n + LDXI_HS_NSPECIAL, sizeof(bool));
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    char *text = NULL; /* every example line, as a batch has them */
+    size_t tlen = 0, tcap = 0, *starts = NULL, nlines = 0, scap = 0;
+    pairs alone = {0}, found = {0};
+    bool oom = !seen || !md;
     long bad = -1;
     /* entries are in ruleset order: walk them rule by rule */
-    for (size_t a = 0; seen && md && bad < 0 && a < n;) {
+    for (size_t a = 0; !oom && bad < 0 && a < n;) {
         uint32_t rule = h->refs[gs[a]].rule;
         size_t b = a;
         while (b < n && h->refs[gs[b]].rule == rule) b++;
@@ -75,10 +119,10 @@ static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
         for (int li = 0; li < 2 && bad < 0; li++)
             for (size_t e = 0; e < lists[li]->n && bad < 0; e++) {
                 const char *p = lists[li]->v[e];
-                while (*p && bad < 0) {
+                while (*p && bad < 0 && !oom) {
                     const char *next;
                     size_t len = ldxi_text_line(p, &next);
-                    verify_ctx vc = {seen};
+                    verify_ctx vc = {seen, NULL, 0, NULL};
                     memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
                     hs_scan(db, len ? p : "", (unsigned)len, 0, scratch, on_verify, &vc);
                     for (size_t x = a; x < b; x++) {
@@ -90,11 +134,35 @@ static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
                             break;
                         }
                     }
+                    for (size_t x = 0; x < n; x++)
+                        if (seen[x]) add_pair(&alone, nlines, (unsigned)x);
+                    if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
+                        ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
+                        oom = true;
+                        break;
+                    }
+                    memcpy(text + tlen, p, len);
+                    tlen += len;
+                    text[tlen++] = '\n';
                     p = next;
                 }
             }
         a = b;
     }
+    if (bad < 0 && !oom && !alone.oom && nlines) {
+        verify_ctx vc = {seen, starts, nlines, &found};
+        hs_scan(db, text, (unsigned)tlen, 0, scratch, on_verify_batch, &vc);
+        if (!found.oom) {
+            qsort(found.v, found.n, sizeof(uint64_t), cmp_u64);
+            for (size_t i = 0; i < alone.n && bad < 0; i++)
+                if (!bsearch(&alone.v[i], found.v, found.n, sizeof(uint64_t), cmp_u64))
+                    bad = (long)(alone.v[i] & 0xffffffffu);
+        }
+    }
+    free(alone.v);
+    free(found.v);
+    free(text);
+    free(starts);
     pcre2_match_data_free(md);
     free(seen);
     hs_free_scratch(scratch);
@@ -129,7 +197,7 @@ typedef struct {
 static char *entry_form(const char *pattern)
 {
     char *form = ldxi_prefilter_form(pattern);
-    char *bare = ldxi_strip_anchors(form ? form : pattern);
+    char *bare = getenv("LOGDX_PREFILTER_ANCHORS") ? NULL : ldxi_strip_anchors(form ? form : pattern);
     if (bare) {
         free(form);
         form = bare;
@@ -447,9 +515,11 @@ static bool serves_most(const ldxi_hspart *p, uint32_t nsig)
     return 2 * used >= all;
 }
 
-/* Two environment variables are for testing: LOGDX_ENGINE=pcre2 builds no prefilter
+/* Three environment variables are for testing: LOGDX_ENGINE=pcre2 builds no prefilter
  * (the plain engine, as with -DLOGDX_PREFILTER=OFF), LOGDX_NO_EMBEDDED_DB compiles every
- * pattern at run time instead of loading the build-time database. */
+ * pattern at run time instead of loading the build-time database, and
+ * LOGDX_PREFILTER_ANCHORS=1 gives the database the anchors it never gets otherwise (so
+ * that a test can show verify() catching what they do to Vectorscan). */
 void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
 {
     const char *eng = getenv("LOGDX_ENGINE");
