@@ -22,6 +22,17 @@ size_t ldxi_re_escape_end(const char *p, size_t n, size_t i)
         i++;
         while (i < n && p[i] != close) i++;
         i++;
+    } else if (e == 'x') { /* \xHH: up to two hex digits are the escape's, not text */
+        for (int k = 0; k < 2 && i < n && p[i] && strchr("0123456789abcdefABCDEF", p[i]); k++) i++;
+    } else if (e == '0') { /* \0oo: octal */
+        for (int k = 0; k < 2 && i < n && p[i] >= '0' && p[i] <= '7'; k++) i++;
+    } else if (e >= '1' && e <= '9') { /* \12: a back reference or octal, digits and all */
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    } else if (e == 'g') { /* \g1, \g-1, \g+2 */
+        if (i < n && (p[i] == '-' || p[i] == '+')) i++;
+        while (i < n && p[i] >= '0' && p[i] <= '9') i++;
+    } else if ((e == 'p' || e == 'P') && i < n) { /* \pL: a one-letter property */
+        i++;
     }
     return i < n ? i : n;
 }
@@ -33,7 +44,9 @@ size_t ldxi_re_class_end(const char *p, size_t n, size_t i)
     if (i < n && p[i] == ']') i++;
     while (i < n && p[i] != ']') {
         if (p[i] == '\\') {
-            i = ldxi_re_escape_end(p, n, i);
+            /* in a class, \g and \k are no references: nothing after them is theirs */
+            char e = i + 1 < n ? p[i + 1] : '\0';
+            i = e == 'g' || e == 'k' ? i + 2 : ldxi_re_escape_end(p, n, i);
         } else if (p[i] == '[' && i + 1 < n && p[i + 1] == ':') {
             /* a POSIX class, [:alpha:], ends at its own ":]" */
             size_t j = i + 2;

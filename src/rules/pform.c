@@ -346,20 +346,19 @@ char *ldxi_strip_anchors(const char *expr)
 }
 
 /* ---- literal sets ----
- * For a pattern Vectorscan refuses (recursion, \G, ...): fixed strings one of which
- * every match must contain, so that the pattern is still prefiltered, by its literals,
- * instead of running PCRE2 on every line. (As the only form of every pattern they were
- * no faster on the bench log: the literal database scans at 1.5 GB/s against 0.54, but
- * sends far more lines to PCRE2.) */
+ * Fixed strings one of which every match must contain. The database takes them instead
+ * of a pattern where the rules' examples show they filter as well (hsdb.c), and for a
+ * pattern Vectorscan refuses (recursion, \G, ...), so that it is still prefiltered
+ * instead of running PCRE2 on every line. (For every pattern at once they were no
+ * faster on the bench log: the strings of "loss" or "grad norm" readings are on every
+ * training line, and PCRE2 would check them all.) A string must be in every match, so a
+ * part that may not match (an optional or conditional group, a lookaround, a numbered
+ * escape such as \x41) breaks a string instead of adding to it. */
 
-#define SET_MAX 16 /* strings in a set; more and the pattern is left to a regex */
-#define LIT_MAX 64 /* a longer literal is cut: any piece of a required string is required */
+#define SET_MAX LDXI_LITS_MAX /* more strings and the pattern is left to a regex */
+#define LIT_MAX LDXI_LIT_MAX   /* a longer literal is cut: any piece of a required string is required */
 
-typedef struct {
-    size_t n; /* 0: no requirement found */
-    size_t len[SET_MAX];
-    char s[SET_MAX][LIT_MAX];
-} lset;
+typedef ldxi_lits lset; /* n == 0: no requirement found */
 
 /* What a string is worth as a filter: its length without the common words. */
 static size_t worth(const char *s, size_t n)
@@ -514,7 +513,7 @@ static bool no_options(const char *p, size_t n, size_t from)
     return true;
 }
 
-char *ldxi_literal_set(const char *pattern, bool *caseless)
+bool ldxi_literal_strings(const char *pattern, ldxi_lits *set, bool *caseless)
 {
     size_t n = strlen(pattern), lead = 0;
     *caseless = false;
@@ -522,10 +521,14 @@ char *ldxi_literal_set(const char *pattern, bool *caseless)
         lead = 4;
         *caseless = true;
     }
-    if (!no_options(pattern, n, lead)) return NULL;
+    return no_options(pattern, n, lead) && set_of(pattern + lead, n - lead, 0, set) && set->n &&
+           set_worth(set) >= KEEP_MIN_LITERAL;
+}
+
+char *ldxi_literal_set(const char *pattern, bool *caseless)
+{
     lset set;
-    if (!set_of(pattern + lead, n - lead, 0, &set) || !set.n || set_worth(&set) < KEEP_MIN_LITERAL)
-        return NULL;
+    if (!ldxi_literal_strings(pattern, &set, caseless)) return NULL;
     /* as a Vectorscan expression: the strings as alternatives, every byte but letters,
      * digits and spaces written \xHH */
     size_t cap = 1;

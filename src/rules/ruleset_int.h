@@ -91,9 +91,19 @@ char *ldxi_prefilter_form(const char *pattern);
 /* The expression without its anchors (^ $ \A \Z \z: see pform.c), malloc'd; NULL when
  * it has none. */
 char *ldxi_strip_anchors(const char *expr);
-/* Fixed strings one of which every match of a pattern contains, as a Vectorscan
- * expression ("a|b\\x2ec"), malloc'd; NULL when the pattern has no good set. *caseless
- * says whether a leading (?i) made them caseless. */
+/* Fixed strings one of which every match of a pattern contains. */
+#define LDXI_LITS_MAX 16 /* strings in a set */
+#define LDXI_LIT_MAX 64  /* bytes in a string */
+typedef struct {
+    size_t n;
+    size_t len[LDXI_LITS_MAX];
+    char s[LDXI_LITS_MAX][LDXI_LIT_MAX];
+} ldxi_lits;
+/* The set for a pattern; false when it has no good one. *caseless says whether a leading
+ * (?i) made them caseless. */
+bool ldxi_literal_strings(const char *pattern, ldxi_lits *set, bool *caseless);
+/* The same set as a Vectorscan expression ("a|b\\x2ec"), malloc'd; NULL when the
+ * pattern has no good set. */
 char *ldxi_literal_set(const char *pattern, bool *caseless);
 /* The index of the ']' that closes the character class opening at p[i] ('['), or n when
  * it is not closed; a leading ']' (or "^]"), escaped characters and POSIX classes

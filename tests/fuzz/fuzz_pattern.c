@@ -4,7 +4,9 @@
  * rule's pattern is checked by PCRE2 first, but they are called on user text).
  * Invariants: a form is made of parts of the pattern, so it is no longer than it; and
  * the form of a pattern PCRE2 accepts is one PCRE2 accepts too. Stripping anchors
- * shortens a pattern, and one PCRE2 accepts has none left to strip a second time. */
+ * shortens a pattern, and one PCRE2 accepts has none left to strip a second time. A
+ * subject the pattern matches (the bytes after a NUL, or the pattern's own text) holds
+ * one of the strings of its literal set. */
 #include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -12,6 +14,42 @@
 
 #include "fuzz.h"
 #include "rules/ruleset_int.h"
+
+static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0x20 : c; }
+
+static bool holds(const char *t, size_t tn, const char *s, size_t n, bool ci)
+{
+    for (size_t i = 0; i + n <= tn; i++) {
+        size_t k = 0;
+        while (k < n && (ci ? fold((unsigned char)t[i + k]) == fold((unsigned char)s[k]) : t[i + k] == s[k])) k++;
+        if (k == n) return true;
+    }
+    return false;
+}
+
+/* The literal set's promise, checked: a subject the pattern matches holds one of the
+ * strings (the prefilter reports the line on any of them). */
+static void check_strings(const char *p, const char *subject, size_t sn)
+{
+    ldxi_lits set;
+    bool ci;
+    if (!ldxi_literal_strings(p, &set, &ci)) return;
+    int err;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)p, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+    if (!re) return;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    pcre2_set_match_limit(mc, 100000);
+    if (md && mc && pcre2_match(re, (PCRE2_SPTR)subject, sn, 0, 0, md, mc) >= 0) {
+        bool found = false;
+        for (size_t j = 0; j < set.n && !found; j++) found = holds(subject, sn, set.s[j], set.len[j], ci);
+        FUZZ_CHECK(found);
+    }
+    pcre2_match_context_free(mc);
+    pcre2_match_data_free(md);
+    pcre2_code_free(re);
+}
 
 static bool compiles(const char *p)
 {
@@ -49,6 +87,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(bare);
     bool ci;
     free(ldxi_literal_set(p, &ci));
+    /* the subject: what follows the pattern's NUL, or the pattern's own text */
+    size_t pn = strlen(p);
+    if (pn < size) check_strings(p, (const char *)data + pn + 1, size - pn - 1);
+    else check_strings(p, p, pn);
     free(p);
     return 0;
 }

@@ -142,6 +142,16 @@ static void test_literal_sets(void **state)
     lits_are("ab?c", NULL, false);                 /* nothing of 3 characters is required */
     lits_are("x.y(?i)zzzz", NULL, false);           /* an option set mid-pattern */
     lits_are("step \\d+: loss=nan", "\\x3a loss\\x3dnan", false); /* escaped for Vectorscan */
+    /* numbered escapes are one character, not text: \x41 is "A", never "41" */
+    lits_are("\\x41bcdefgh", "bcdefgh", false);
+    lits_are("abc\\101defgh", "defgh", false);
+    lits_are("(a)\\10bcdefgh", "bcdefgh", false);
+    lits_are("(a)\\g-1bcdefgh", "bcdefgh", false);
+    lits_are("\\pLabcdefgh", "abcdefgh", false);
+    /* what a lookaround, an optional or conditional group holds is not required */
+    lits_are("a(?!bcdefgh)xyz", "xyz", false);
+    lits_are("(?:abcdefgh)?xyz", "xyz", false);
+    lits_are("(?(DEFINE)(?<x>abcdefgh))hij", "hij", false);
     /* a pattern Vectorscan refuses is prefiltered by its literals, not run on every line */
     ldx_msgs *m;
     ldx_compiler *c;
