@@ -545,7 +545,9 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
                            size_t a0, size_t a1, char **out, size_t *outlen);
 
 /* What a run-time database depends on: this logdx (how it gives patterns to
- * Vectorscan), Vectorscan's version, each pattern with its flags, the specials. */
+ * Vectorscan), Vectorscan's version, each pattern with its flags, the specials, and the
+ * examples of every rule (they decide which patterns go in as plain strings). Cheap to
+ * compute: no pattern is matched against the examples here. */
 static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint32_t *gs,
                           size_t n, bool with_specials)
 {
@@ -559,12 +561,21 @@ static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint3
         const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
         uint64_t sh = signal_hash(si);
         k = fnv(k, (const char *)&sh, sizeof sh);
-        /* and what the database is given for it, which changes with logdx's own code
-         * and with the examples of every rule */
-        entry e = entry_for(rs, h, gs[x]);
-        k = fnv(k, e.literal ? (e.caseless ? "L" : "l") : "f", 1);
-        if (e.expr) k = fnv(k, e.expr, strlen(e.expr) + 1);
-        free(e.expr);
+        /* and what the database may be given for it, which changes with logdx's own
+         * code (entry_for() picks one by the examples, hashed below) */
+        char *form = entry_form(si->pattern);
+        if (form) k = fnv(k, form, strlen(form) + 1);
+        free(form);
+        bool ci;
+        char *lits = ldxi_literal_set(si->pattern, &ci);
+        if (lits) k = fnv(k, lits, strlen(lits) + 1);
+        free(lits);
+    }
+    for (size_t i = 0; i < rs->n; i++) {
+        const ldx_strv *lists[2] = {&rs->rules[i]->info.ex_match, &rs->rules[i]->info.ex_no_match};
+        for (int li = 0; li < 2; li++)
+            for (size_t e = 0; e < lists[li]->n; e++)
+                k = fnv(k, lists[li]->v[e], strlen(lists[li]->v[e]) + 1);
     }
     return k;
 }
