@@ -153,9 +153,9 @@ static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
         verify_ctx vc = {seen, starts, nlines, &found};
         hs_scan(db, text, (unsigned)tlen, 0, scratch, on_verify_batch, &vc);
         if (!found.oom) {
-            qsort(found.v, found.n, sizeof(uint64_t), cmp_u64);
+            if (found.n) qsort(found.v, found.n, sizeof(uint64_t), cmp_u64);
             for (size_t i = 0; i < alone.n && bad < 0; i++)
-                if (!bsearch(&alone.v[i], found.v, found.n, sizeof(uint64_t), cmp_u64))
+                if (!found.n || !bsearch(&alone.v[i], found.v, found.n, sizeof(uint64_t), cmp_u64))
                     bad = (long)(alone.v[i] & 0xffffffffu);
         }
     }
