@@ -36,6 +36,15 @@ static uint64_t signal_hash(const ldx_signal_info *si)
     return fnv(h, si->caseless ? "i" : "-", 1);
 }
 
+/* Every database is compiled for the baseline of the platform, not for the machine at
+ * hand: the built-in one is compiled where logdx is built, and a cached one may be read
+ * from a home directory that nodes of several kinds share. One compiled for AVX-512
+ * (what the default gives on such a machine) cannot scan on a CPU without it: every
+ * hs_scan() fails, and the prefilter would find nothing. The library still picks its
+ * fastest code for the CPU it runs on; on the bench log a baseline database scans as
+ * fast as an AVX-512 one. */
+static const hs_platform_info_t portable = {HS_TUNE_FAMILY_GENERIC, 0, 0, 0};
+
 extern const unsigned char ldxi_builtin_hsdb[];
 extern const size_t ldxi_builtin_hsdb_len;
 
@@ -328,7 +337,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         }
         if (!m) break;
         hs_compile_error_t *err = NULL;
-        if (hs_compile_multi(exprs, flags, ids, (unsigned)m, HS_MODE_BLOCK, NULL, &db, &err) ==
+        if (hs_compile_multi(exprs, flags, ids, (unsigned)m, HS_MODE_BLOCK, &portable, &db, &err) ==
             HS_SUCCESS) {
             long missed = verify(rs, h, db, gs, n);
             if (missed < 0) break;
@@ -441,9 +450,34 @@ static void cover_chain(const ldxi_hsdb *h, bool *covered, uint32_t g)
     for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) covered[g] = true;
 }
 
+static void free_db(void *db, size_t mapped);
+
+static int on_nothing(unsigned id, unsigned long long from, unsigned long long to,
+                      unsigned flags, void *ctx)
+{
+    (void)id;
+    (void)from;
+    (void)to;
+    (void)flags;
+    (void)ctx;
+    return 0;
+}
+
+/* Whether this machine can scan with db: one from an older logdx, or from another
+ * machine, may need CPU features this one lacks (see `portable`). */
+static bool runs_here(const hs_database_t *db)
+{
+    hs_scratch_t *scratch = NULL;
+    bool ok = hs_alloc_scratch(db, &scratch) == HS_SUCCESS &&
+              hs_scan(db, "", 0, 0, scratch, on_nothing, NULL) == HS_SUCCESS;
+    hs_free_scratch(scratch);
+    return ok;
+}
+
 /* A serialized database, loaded. Into pages mapped and populated at once where the
  * system can: touched one by one, the fresh pages of the 800 KB built-in database cost
- * 1 ms of a 17 ms start-up in page faults. *mapped says which way it went. */
+ * 1 ms of a 17 ms start-up in page faults. *mapped says which way it went. NULL when it
+ * cannot be loaded or cannot scan here (the caller compiles instead). */
 static hs_database_t *load_db(const unsigned char *p, size_t n, size_t *mapped)
 {
     hs_database_t *db = NULL;
@@ -456,14 +490,20 @@ static hs_database_t *load_db(const unsigned char *p, size_t n, size_t *mapped)
         if (mem != MAP_FAILED) {
             if (hs_deserialize_database_at((const char *)p, n, mem) == HS_SUCCESS) {
                 *mapped = size;
-                return mem;
+                db = mem;
+            } else {
+                munmap(mem, size);
+                return NULL;
             }
-            munmap(mem, size);
-            return NULL;
         }
     }
 #endif
-    if (hs_deserialize_database((const char *)p, n, &db) != HS_SUCCESS) return NULL;
+    if (!db && hs_deserialize_database((const char *)p, n, &db) != HS_SUCCESS) return NULL;
+    if (!runs_here(db)) {
+        free_db(db, *mapped);
+        *mapped = 0;
+        return NULL;
+    }
     return db;
 }
 
@@ -551,7 +591,7 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
 static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint32_t *gs,
                           size_t n, bool with_specials)
 {
-    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-1 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
+    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-2 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
     const char *v = hs_version();
     k = fnv(k, v, strlen(v));
     k = fnv(k, with_specials ? "S" : "-", 1);

@@ -115,7 +115,10 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
         hit_ctx hc = {h, b, &h->part[pi], 0};
-        hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
+        hs_error_t r = hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
+        /* a scan that failed found nothing: this batch is matched line by line instead
+         * (on_hit stops a scan only after marking the batch failed) */
+        if (r != HS_SUCCESS) b->failed = true;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     b->pf_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec);

@@ -235,6 +235,54 @@ static void test_groups(void **state)
     ldx_msgs_destroy(m);
 }
 
+#ifdef LDX_HAVE_HS
+#include <hs/hs.h>
+
+#include "../../src/rules/hsdb.h"
+
+/* Every database is compiled for the platform's baseline (hsdb.c says why): the built-in
+ * one, compiled on the build machine, must scan on a CPU without AVX2 or AVX-512, and so
+ * must a user database compiled at run time (and cached in a shared home). */
+static void test_portable_databases(void **state)
+{
+    (void)state;
+    static const char rule[] =
+        "id: portable\ntitle: t\nclass: collective_timeout\nseverity: high\n"
+        "signals:\n  fired:\n    pattern: 'Watchdog fired for (?<what>\\w+) after \\d+ ms'\n"
+        "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
+        "verify: [v]\nreferences: [https://example.com]\n"
+        "examples:\n  match: ['Watchdog fired for allreduce after 5 ms']\n  no_match: ['no watchdog']\n";
+    setenv("LOGDX_NO_CACHE", "1", 1);
+    ldx_msgs *m;
+    ldx_compiler *c;
+    ldx_ruleset *rs;
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&c, m), LDX_OK);
+    ldx_compiler_add_builtin(c);
+    assert_int_equal(ldx_compiler_add_buffer(c, "portable.yaml", rule, sizeof rule - 1, false), LDX_OK);
+    assert_int_equal(ldx_compiler_finish(c, &rs), LDX_OK);
+    unsetenv("LOGDX_NO_CACHE");
+    const ldxi_hsdb *h = rs->hs;
+    assert_non_null(h);
+    assert_true(h->embedded);     /* part 0: the built-in database */
+    assert_int_equal(h->nparts, 2); /* part 1: the user rule's, compiled here */
+    for (int p = 0; p < h->nparts; p++) {
+        char *info = NULL;
+        assert_int_equal(hs_database_info(h->part[p].db, &info), HS_SUCCESS);
+        /* "Version: 5.4.9 Features:  Mode: BLOCK": no CPU feature required */
+        const char *f = strstr(info, "Features:");
+        assert_non_null(f);
+        f += strlen("Features:");
+        while (*f == ' ') f++;
+        if (strncmp(f, "Mode:", 5) != 0) fail_msg("part %d needs CPU features: %s", p, info);
+        free(info);
+    }
+    ldx_ruleset_destroy(rs);
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +291,9 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_literal_sets),
         cmocka_unit_test(test_anchors),
+#ifdef LDX_HAVE_HS
+        cmocka_unit_test(test_portable_databases),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
