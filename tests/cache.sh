@@ -8,6 +8,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export LOGDX_CACHE_DIR="$tmp/cache" NO_COLOR=1
 fail=0
+"$logdx" rules profile /dev/null 2>/dev/null | grep -q '^prefilter (Vectorscan' || {
+  echo "cache: built without the prefilter; no database to cache"
+  exit 77
+}
 # user rules: copies of two built-in rules under other ids, with a pattern changed so
 # that the embedded database cannot serve them
 mkdir -p "$tmp/rules"

@@ -10,12 +10,17 @@ cd build && ctest --output-on-failure -j 2
 
 # Reliability (README): an ASan+UBSan build running this whole suite plus valgrind over
 # the golden cases (tests/sanitize.sh), then each fuzzer for LOGDX_FUZZ_SECONDS
-# (tests/fuzz/run.sh). On by default only in CI (CI=true), to keep local runs short;
-# LOGDX_SANITIZE=1 and LOGDX_FUZZ_SECONDS=N ask for them here, 0 turns them off.
+# (tests/fuzz/run.sh), and the build without the prefilter (tests/engine_off.sh). On by
+# default only in CI (CI=true), to keep local runs short; LOGDX_SANITIZE=1,
+# LOGDX_FUZZ_SECONDS=N and LOGDX_ENGINE_OFF=1 ask for them here, 0 turns them off.
 [ -f CMakeCache.txt ] && cd ..
 if [ "${CI:-}" = true ]; then
   LOGDX_SANITIZE=${LOGDX_SANITIZE:-1}
   LOGDX_FUZZ_SECONDS=${LOGDX_FUZZ_SECONDS:-60}
+  LOGDX_ENGINE_OFF=${LOGDX_ENGINE_OFF:-1}
+fi
+if [ "${LOGDX_ENGINE_OFF:-0}" != 0 ]; then
+  sh tests/engine_off.sh
 fi
 if [ "${LOGDX_SANITIZE:-0}" != 0 ]; then
   sh tests/sanitize.sh build/logdx

@@ -1,0 +1,26 @@
+#!/bin/sh
+# The build without the prefilter (-DLOGDX_PREFILTER=OFF: PCRE2 on every line, no
+# Vectorscan at all) compiles with warnings as errors and says what the default build
+# says on the golden cases and the corpus. The default build's tests run the same engine
+# through LOGDX_ENGINE=pcre2; this checks the code the option leaves out of the build.
+# Part of CI (tests/run.sh); builds in build-off/.
+#
+#   sh tests/engine_off.sh
+set -eu
+cd "$(dirname "$0")/.."
+ncpu=$(nproc 2>/dev/null || echo 2)
+echo "engine_off: -DLOGDX_PREFILTER=OFF build (build-off), golden cases and corpus"
+cmake -S . -B build-off -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_PREFILTER=OFF \
+  -DLOGDX_WERROR=ON -DLOGDX_TESTS=OFF >/dev/null
+cmake --build build-off -j "$ncpu" --target logdx-cli >/dev/null
+if build-off/logdx rules profile /dev/null 2>/dev/null | grep -q '^prefilter (Vectorscan'; then
+  echo "engine_off: build-off/logdx still has a prefilter"
+  exit 1
+fi
+failed=0
+sh tests/golden/run.sh build-off/logdx || failed=1
+rc=0
+sh tests/corpus.sh build-off/logdx || rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 77 ] || failed=1
+[ "$failed" = 0 ] && echo "engine_off: ok"
+exit "$failed"
