@@ -48,136 +48,6 @@ static const hs_platform_info_t portable = {HS_TUNE_FAMILY_GENERIC, 0, 0, 0};
 extern const unsigned char ldxi_builtin_hsdb[];
 extern const size_t ldxi_builtin_hsdb_len;
 
-/* (line, database id) pairs, as line << 32 | id, for the batch check of verify(). */
-typedef struct {
-    uint64_t *v;
-    size_t n, cap;
-    bool oom;
-} pairs;
-
-static void add_pair(pairs *ps, uint64_t line, unsigned id)
-{
-    if (LDXI_PUSH(ps->v, ps->n, ps->cap, line << 32 | id) != LDX_OK) ps->oom = true;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-typedef struct {
-    bool *seen;           /* one line alone: the ids it hit */
-    const size_t *starts; /* the batch: where each line starts */
-    size_t nlines;
-    pairs *found; /* the batch: the (line, id) pairs it hit */
-} verify_ctx;
-
-static int on_verify(unsigned id, unsigned long long from, unsigned long long to,
-                     unsigned flags, void *ctx)
-{
-    (void)from;
-    (void)to;
-    (void)flags;
-    ((verify_ctx *)ctx)->seen[id] = true;
-    return 0;
-}
-
-static int on_verify_batch(unsigned id, unsigned long long from, unsigned long long to,
-                           unsigned flags, void *ctx)
-{
-    (void)from;
-    (void)flags;
-    verify_ctx *vc = ctx;
-    size_t end = to ? (size_t)to - 1 : 0, x = 0, y = vc->nlines;
-    while (y - x > 1) {
-        size_t mid = (x + y) / 2;
-        if (vc->starts[mid] <= end) x = mid;
-        else y = mid;
-    }
-    add_pair(vc->found, x, id);
-    return 0;
-}
-
-/* Vectorscan must report every line its PCRE2 twin matches; some complex patterns trip
- * bugs in it (seen: `[\d.]+ ?[KMGT]i?B` after `.*?`), and some patterns disturb others
- * in a batch of lines (seen: two line-anchored ones, see pform.c). The rules' own
- * examples are the evidence at hand: a signal that PCRE2 matches on an example line
- * but the database misses, or that the database finds on an example line alone but not
- * in all the examples scanned as one batch, is given up to PCRE2. Returns the position
- * (in gs) of the first such signal. */
-static long verify(const ldx_ruleset *rs, const ldxi_hsdb *h, hs_database_t *db,
-                   const uint32_t *gs, size_t n)
-{
-    hs_scratch_t *scratch = NULL;
-    if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) return -1;
-    bool *seen = calloc(n + LDXI_HS_NSPECIAL, sizeof(bool));
-    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    char *text = NULL; /* every example line, as a batch has them */
-    size_t tlen = 0, tcap = 0, *starts = NULL, nlines = 0, scap = 0;
-    pairs alone = {0}, found = {0};
-    bool oom = !seen || !md;
-    long bad = -1;
-    /* entries are in ruleset order: walk them rule by rule */
-    for (size_t a = 0; !oom && bad < 0 && a < n;) {
-        uint32_t rule = h->refs[gs[a]].rule;
-        size_t b = a;
-        while (b < n && h->refs[gs[b]].rule == rule) b++;
-        const ldxi_rule *r = rs->rules[rule];
-        const ldx_strv *lists[2] = {&r->info.ex_match, &r->info.ex_no_match};
-        for (int li = 0; li < 2 && bad < 0; li++)
-            for (size_t e = 0; e < lists[li]->n && bad < 0; e++) {
-                const char *p = lists[li]->v[e];
-                while (*p && bad < 0 && !oom) {
-                    const char *next;
-                    size_t len = ldxi_text_line(p, &next);
-                    verify_ctx vc = {seen, NULL, 0, NULL};
-                    memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
-                    hs_scan(db, len ? p : "", (unsigned)len, 0, scratch, on_verify, &vc);
-                    for (size_t x = a; x < b; x++) {
-                        if (seen[x]) continue;
-                        uint32_t k = h->refs[gs[x]].sig;
-                        pcre2_code *code = ldxi_sig_code(&r->sigs[k]);
-                        if (code && pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) >= 0) {
-                            bad = (long)x;
-                            break;
-                        }
-                    }
-                    for (size_t x = 0; x < n; x++)
-                        if (seen[x]) add_pair(&alone, nlines, (unsigned)x);
-                    if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
-                        ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
-                        oom = true;
-                        break;
-                    }
-                    memcpy(text + tlen, p, len);
-                    tlen += len;
-                    text[tlen++] = '\n';
-                    p = next;
-                }
-            }
-        a = b;
-    }
-    if (bad < 0 && !oom && !alone.oom && nlines) {
-        verify_ctx vc = {seen, starts, nlines, &found};
-        hs_scan(db, text, (unsigned)tlen, 0, scratch, on_verify_batch, &vc);
-        if (!found.oom) {
-            if (found.n) qsort(found.v, found.n, sizeof(uint64_t), cmp_u64);
-            for (size_t i = 0; i < alone.n && bad < 0; i++)
-                if (!found.n || !bsearch(&alone.v[i], found.v, found.n, sizeof(uint64_t), cmp_u64))
-                    bad = (long)(alone.v[i] & 0xffffffffu);
-        }
-    }
-    free(alone.v);
-    free(found.v);
-    free(text);
-    free(starts);
-    pcre2_match_data_free(md);
-    free(seen);
-    hs_free_scratch(scratch);
-    return bad;
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -193,115 +63,12 @@ static bool add_always(ldxi_hsdb *h, uint32_t g)
     return true;
 }
 
-/* What the database gets for a signal: the fixed strings its pattern requires, a
- * cheaper form of the pattern (pform.c), or the pattern itself. */
-typedef struct {
-    char *expr;    /* NULL: the pattern itself */
-    bool literal;  /* expr is a literal set */
-    bool caseless; /* the literal set came from a (?i) pattern */
-} entry;
-
-/* A pattern's form: never with anchors (pform.c says why); NULL: the pattern itself. */
-static char *entry_form(const char *pattern)
-{
-    char *form = ldxi_prefilter_form(pattern);
-    char *bare = getenv("LOGDX_PREFILTER_ANCHORS") ? NULL : ldxi_strip_anchors(form ? form : pattern);
-    if (bare) {
-        free(form);
-        form = bare;
-    }
-    return form;
-}
-
-/* The shortest string a literal entry may have: a "nan" or a "loss" is all over a
- * training log. */
-#define LITERAL_ENTRY_MIN 6
-
-static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0x20 : c; }
-
-/* Whether line[0..len) holds s[0..n), ASCII letters folded when ci. It runs for every
- * pattern on every example line: memchr finds the places to compare. */
-static bool has_string(const char *line, size_t len, const char *s, size_t n, bool ci)
-{
-    if (!n || n > len) return false;
-    unsigned char c = (unsigned char)s[0], other = c;
-    if (ci && fold(c) != c) other = fold(c);
-    else if (ci && c >= 'a' && c <= 'z') other = (unsigned char)(c - 32);
-    const char *end = line + len - n + 1; /* where a match can start, at most */
-    for (const char *p = line; p < end; p++) {
-        const char *a = memchr(p, c, (size_t)(end - p));
-        const char *b = other != c ? memchr(p, other, (size_t)(a ? a - p : end - p)) : NULL;
-        p = b ? b : a;
-        if (!p) return false;
-        size_t k = 1;
-        if (ci)
-            while (k < n && fold((unsigned char)p[k]) == fold((unsigned char)s[k])) k++;
-        else
-            while (k < n && p[k] == s[k]) k++;
-        if (k == n) return true;
-    }
-    return false;
-}
-
-/* Whether the strings filter as well as the pattern on the evidence at hand: no line of
- * any rule's examples holds one of them without the pattern matching it. Near misses
- * are what examples are for: a healthy Megatron line with "lm loss: 2.3" keeps the
- * pattern that wants "lm loss: nan" whole. */
-static bool strings_suffice(const ldx_ruleset *rs, const ldxi_lits *set, bool ci,
-                            const ldxi_sigc *sc)
-{
-    pcre2_code *code = ldxi_sig_code(sc);
-    pcre2_match_data *md = code ? pcre2_match_data_create(1, NULL) : NULL;
-    bool good = md != NULL;
-    for (size_t i = 0; good && i < rs->n; i++) {
-        const ldx_strv *lists[2] = {&rs->rules[i]->info.ex_match, &rs->rules[i]->info.ex_no_match};
-        for (int li = 0; good && li < 2; li++)
-            for (size_t e = 0; good && e < lists[li]->n; e++)
-                for (const char *p = lists[li]->v[e]; good && *p;) {
-                    const char *next;
-                    size_t len = ldxi_text_line(p, &next);
-                    bool has = false;
-                    for (size_t j = 0; j < set->n && !has; j++)
-                        has = has_string(p, len, set->s[j], set->len[j], ci);
-                    if (has && pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) < 0) good = false;
-                    p = next;
-                }
-    }
-    pcre2_match_data_free(md);
-    return good;
-}
-
-/* What the database gets for signal g. Plain strings where they filter as well as the
- * pattern: Vectorscan scans strings much faster than patterns (with 504 of the 639
- * built-in patterns as strings, the bench log's prefilter took 10% less time and handed
- * PCRE2 no more lines, and the database compiles in half the time); the pattern's form
- * otherwise. */
-static entry entry_for(const ldx_ruleset *rs, const ldxi_hsdb *h, uint32_t g)
-{
-    const ldxi_rule *r = rs->rules[h->refs[g].rule];
-    size_t k = h->refs[g].sig;
-    const ldx_signal_info *si = &r->info.signals[k];
-    ldxi_lits set;
-    bool ci;
-    if (ldxi_literal_strings(si->pattern, &set, &ci)) {
-        ci = ci || si->caseless;
-        bool long_enough = true;
-        for (size_t j = 0; j < set.n; j++) long_enough = long_enough && set.len[j] >= LITERAL_ENTRY_MIN;
-        if (long_enough && strings_suffice(rs, &set, ci, &r->sigs[k])) {
-            bool ignored;
-            char *expr = ldxi_literal_set(si->pattern, &ignored);
-            if (expr) return (entry){expr, true, ci};
-        }
-    }
-    return (entry){entry_form(si->pattern), false, false};
-}
-
 /* Drops entry x of gs[0..n) and ent[0..n). */
-static void drop(uint32_t *gs, entry *ent, size_t n, size_t x)
+static void drop(uint32_t *gs, ldxi_hsentry *ent, size_t n, size_t x)
 {
     free(ent[x].expr);
     memmove(gs + x, gs + x + 1, (n - x - 1) * sizeof(uint32_t));
-    memmove(ent + x, ent + x + 1, (n - x - 1) * sizeof(entry));
+    memmove(ent + x, ent + x + 1, (n - x - 1) * sizeof(ldxi_hsentry));
 }
 
 /* Compiles the signals gs[0..n) (ruleset order) into a new part, with the specials
@@ -315,9 +82,9 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     const char **exprs = calloc(cap, sizeof(char *));
     unsigned *flags = calloc(cap, sizeof(unsigned));
     unsigned *ids = calloc(cap, sizeof(unsigned));
-    entry *ent = calloc(n ? n : 1, sizeof(entry));
+    ldxi_hsentry *ent = calloc(n ? n : 1, sizeof(ldxi_hsentry));
     bool ok = exprs && flags && ids && ent;
-    for (size_t x = 0; ok && x < n; x++) ent[x] = entry_for(rs, h, gs[x]);
+    for (size_t x = 0; ok && x < n; x++) ent[x] = ldxi_hsentry_for(rs, h, gs[x]);
     hs_database_t *db = NULL;
     for (int attempt = 0; ok && attempt < 256; attempt++) {
         size_t m = 0;
@@ -339,7 +106,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         hs_compile_error_t *err = NULL;
         if (hs_compile_multi(exprs, flags, ids, (unsigned)m, HS_MODE_BLOCK, &portable, &db, &err) ==
             HS_SUCCESS) {
-            long missed = verify(rs, h, db, gs, n);
+            long missed = ldxi_hsdb_verify(rs, h, db, gs, n);
             if (missed < 0) break;
             hs_free_database(db);
             db = NULL;
@@ -366,7 +133,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
             char *lits = ldxi_literal_set(si->pattern, &ci);
             if (lits) {
                 free(ent[x].expr);
-                ent[x] = (entry){lits, true, ci};
+                ent[x] = (ldxi_hsentry){lits, true, ci};
                 continue;
             }
         }
@@ -602,8 +369,8 @@ static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint3
         uint64_t sh = signal_hash(si);
         k = fnv(k, (const char *)&sh, sizeof sh);
         /* and what the database may be given for it, which changes with logdx's own
-         * code (entry_for() picks one by the examples, hashed below) */
-        char *form = entry_form(si->pattern);
+         * code (ldxi_hsentry_for() picks one by the examples, hashed below) */
+        char *form = ldxi_hsentry_form(si->pattern);
         if (form) k = fnv(k, form, strlen(form) + 1);
         free(form);
         bool ci;
@@ -652,7 +419,7 @@ static bool serves_most(const ldxi_hspart *p, uint32_t nsig)
  * (the plain engine, as with -DLOGDX_PREFILTER=OFF), LOGDX_NO_EMBEDDED_DB compiles every
  * pattern at run time instead of loading the build-time database, and
  * LOGDX_PREFILTER_ANCHORS=1 gives the database the anchors it never gets otherwise (so
- * that a test can show verify() catching what they do to Vectorscan). */
+ * that a test can show ldxi_hsdb_verify() catching what they do to Vectorscan). */
 void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
 {
     const char *eng = getenv("LOGDX_ENGINE");

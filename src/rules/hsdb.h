@@ -52,6 +52,22 @@ struct ldx_msgs;
 /* Builds rs->hs (stays NULL where Vectorscan is not built in or LOGDX_ENGINE=pcre2). */
 void ldxi_hsdb_build(struct ldx_ruleset *rs, struct ldx_msgs *msgs);
 void ldxi_hsdb_free(ldxi_hsdb *h);
+/* What the database is given for signal g (hsentry.c): the pattern's required strings
+ * (literal: a Vectorscan literal set, caseless when they came from a (?i) pattern), a
+ * form of the pattern, or (expr NULL) the pattern itself. */
+typedef struct {
+    char *expr;
+    bool literal;
+    bool caseless;
+} ldxi_hsentry;
+ldxi_hsentry ldxi_hsentry_for(const struct ldx_ruleset *rs, const ldxi_hsdb *h, uint32_t g);
+/* A pattern's form (pform.c) without anchors, malloc'd; NULL: the pattern itself. */
+char *ldxi_hsentry_form(const char *pattern);
+/* Checks a compiled database (hs_database_t) of the signals gs[0..n) against their
+ * rules' examples (hsverify.c): the position in gs of the first signal it gets wrong,
+ * or -1. */
+long ldxi_hsdb_verify(const struct ldx_ruleset *rs, const ldxi_hsdb *h, void *db,
+                      const uint32_t *gs, size_t n);
 /* The cache of run-time databases (hscache.c): the file for a key, false when there is
  * no cache; its bytes (malloc'd) or NULL; writing one (failures are silent). */
 bool ldxi_hscache_file(uint64_t key, char *out, size_t n);

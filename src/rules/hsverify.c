@@ -1,0 +1,144 @@
+/* Checking a compiled prefilter database against the rules' own examples (see hsdb.h):
+ * Vectorscan must report every line its PCRE2 twin matches, alone and in a batch. */
+#ifdef LDX_HAVE_HS
+#include <stdlib.h>
+#include <string.h>
+
+#include <hs/hs.h>
+
+#include "../core/util.h"
+#include "hsdb.h"
+#include "ruleset_int.h"
+
+/* (line, database id) pairs, as line << 32 | id, for the batch check of verify(). */
+typedef struct {
+    uint64_t *v;
+    size_t n, cap;
+    bool oom;
+} pairs;
+
+static void add_pair(pairs *ps, uint64_t line, unsigned id)
+{
+    if (LDXI_PUSH(ps->v, ps->n, ps->cap, line << 32 | id) != LDX_OK) ps->oom = true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    bool *seen;           /* one line alone: the ids it hit */
+    const size_t *starts; /* the batch: where each line starts */
+    size_t nlines;
+    pairs *found; /* the batch: the (line, id) pairs it hit */
+} verify_ctx;
+
+static int on_verify(unsigned id, unsigned long long from, unsigned long long to,
+                     unsigned flags, void *ctx)
+{
+    (void)from;
+    (void)to;
+    (void)flags;
+    ((verify_ctx *)ctx)->seen[id] = true;
+    return 0;
+}
+
+static int on_verify_batch(unsigned id, unsigned long long from, unsigned long long to,
+                           unsigned flags, void *ctx)
+{
+    (void)from;
+    (void)flags;
+    verify_ctx *vc = ctx;
+    size_t end = to ? (size_t)to - 1 : 0, x = 0, y = vc->nlines;
+    while (y - x > 1) {
+        size_t mid = (x + y) / 2;
+        if (vc->starts[mid] <= end) x = mid;
+        else y = mid;
+    }
+    add_pair(vc->found, x, id);
+    return 0;
+}
+
+/* Vectorscan must report every line its PCRE2 twin matches; some complex patterns trip
+ * bugs in it (seen: `[\d.]+ ?[KMGT]i?B` after `.*?`), and some patterns disturb others
+ * in a batch of lines (seen: two line-anchored ones, see pform.c). The rules' own
+ * examples are the evidence at hand: a signal that PCRE2 matches on an example line
+ * but the database misses, or that the database finds on an example line alone but not
+ * in all the examples scanned as one batch, is given up to PCRE2. Returns the position
+ * (in gs) of the first such signal. */
+long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, const uint32_t *gs,
+                      size_t n)
+{
+    hs_database_t *db = vdb;
+    hs_scratch_t *scratch = NULL;
+    if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) return -1;
+    bool *seen = calloc(n + LDXI_HS_NSPECIAL, sizeof(bool));
+    pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+    char *text = NULL; /* every example line, as a batch has them */
+    size_t tlen = 0, tcap = 0, *starts = NULL, nlines = 0, scap = 0;
+    pairs alone = {0}, found = {0};
+    bool oom = !seen || !md;
+    long bad = -1;
+    /* entries are in ruleset order: walk them rule by rule */
+    for (size_t a = 0; !oom && bad < 0 && a < n;) {
+        uint32_t rule = h->refs[gs[a]].rule;
+        size_t b = a;
+        while (b < n && h->refs[gs[b]].rule == rule) b++;
+        const ldxi_rule *r = rs->rules[rule];
+        const ldx_strv *lists[2] = {&r->info.ex_match, &r->info.ex_no_match};
+        for (int li = 0; li < 2 && bad < 0; li++)
+            for (size_t e = 0; e < lists[li]->n && bad < 0; e++) {
+                const char *p = lists[li]->v[e];
+                while (*p && bad < 0 && !oom) {
+                    const char *next;
+                    size_t len = ldxi_text_line(p, &next);
+                    verify_ctx vc = {seen, NULL, 0, NULL};
+                    memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
+                    hs_scan(db, len ? p : "", (unsigned)len, 0, scratch, on_verify, &vc);
+                    for (size_t x = a; x < b; x++) {
+                        if (seen[x]) continue;
+                        uint32_t k = h->refs[gs[x]].sig;
+                        pcre2_code *code = ldxi_sig_code(&r->sigs[k]);
+                        if (code && pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) >= 0) {
+                            bad = (long)x;
+                            break;
+                        }
+                    }
+                    for (size_t x = 0; x < n; x++)
+                        if (seen[x]) add_pair(&alone, nlines, (unsigned)x);
+                    if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
+                        ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
+                        oom = true;
+                        break;
+                    }
+                    memcpy(text + tlen, p, len);
+                    tlen += len;
+                    text[tlen++] = '\n';
+                    p = next;
+                }
+            }
+        a = b;
+    }
+    if (bad < 0 && !oom && !alone.oom && nlines) {
+        verify_ctx vc = {seen, starts, nlines, &found};
+        hs_scan(db, text, (unsigned)tlen, 0, scratch, on_verify_batch, &vc);
+        if (!found.oom) {
+            if (found.n) qsort(found.v, found.n, sizeof(uint64_t), cmp_u64);
+            for (size_t i = 0; i < alone.n && bad < 0; i++)
+                if (!found.n || !bsearch(&alone.v[i], found.v, found.n, sizeof(uint64_t), cmp_u64))
+                    bad = (long)(alone.v[i] & 0xffffffffu);
+        }
+    }
+    free(alone.v);
+    free(found.v);
+    free(text);
+    free(starts);
+    pcre2_match_data_free(md);
+    free(seen);
+    hs_free_scratch(scratch);
+    return bad;
+}
+
+#endif /* LDX_HAVE_HS */
