@@ -16,7 +16,7 @@ cd build && ctest --output-on-failure -j 2
 [ -f CMakeCache.txt ] && cd ..
 if [ "${CI:-}" = true ]; then
   LOGDX_SANITIZE=${LOGDX_SANITIZE:-1}
-  LOGDX_FUZZ_SECONDS=${LOGDX_FUZZ_SECONDS:-60}
+  LOGDX_FUZZ_SECONDS=${LOGDX_FUZZ_SECONDS:-40}
   LOGDX_ENGINE_OFF=${LOGDX_ENGINE_OFF:-1}
 fi
 if [ "${LOGDX_ENGINE_OFF:-0}" != 0 ]; then
