@@ -163,6 +163,12 @@ mem64_s=; mem64_mib=
 REPEAT=10
 timeit start "$LOGDX" --fail-on never -q "$T/small.log"
 REPEAT=$REPEAT_SAVED
+# what two cores give on this machine: one 'logdx -j 1' run, then two at once, side by
+# side (a VM's two vCPUs may share a physical core, or be throttled by other tenants;
+# on two free cores the pair takes as long as one run)
+cap_log=$T/m64.log; [ -f "$cap_log" ] || cap_log=$T/train.log
+timeit cap1 "$LOGDX" --fail-on never -q -j 1 "$cap_log"
+timeit cap2 sh -c '"$1" --fail-on never -q -j 1 "$2" & "$1" --fail-on never -q -j 1 "$2"; wait' sh "$LOGDX" "$cap_log"
 # the prefilter's own speed inside logdx (one thread), as `rules profile` reports it
 pf_log=$T/m64.log; [ -f "$pf_log" ] || pf_log=$T/train.log
 pf_mbps=$("$LOGDX" rules profile "$pf_log" 2>/dev/null | sed -n 's/^prefilter (.*, \([0-9]*\) MB\/s;.*/\1/p')
@@ -243,10 +249,13 @@ if [ -n "$pf_mbps" ] && [ -n "$rg_s" ]; then
     echo "  the prefilter alone (Vectorscan, every pattern, one thread, 'logdx rules profile'): $pf_mbps MB/s;"
     echo "  2.5x rg would need $(awk -v r="$(mbps "$SIZE_B" "$rg_s")" 'BEGIN { printf "%.0f", 2.5 * r }') MB/s end to end"
 fi
-bound() { # bound NAME DECODER-SECONDS: both jobs shared over two cores
-    awk -v n="$1" -v d="$2" -v j="$j1_mbps" -v b="$SIZE_B" 'BEGIN {
-        if (d == "" || j + 0 == 0) exit; dm = b / d / 1e6; m = 2 / (1 / j + 1 / dm);
-        printf "  %s on 2 cores: at most 2 / (1/scan + 1/decode) = %.0f MB/s, %.0f%% of the decoder alone\n", n, m, 100 * m / dm }'
+bound() { # bound NAME DECODER-SECONDS: both jobs shared over two cores (c of them here)
+    awk -v n="$1" -v d="$2" -v j="$j1_mbps" -v b="$SIZE_B" -v c="${cap:-2}" 'BEGIN {
+        if (d == "" || j + 0 == 0) exit; dm = b / d / 1e6;
+        m2 = 2 / (1 / j + 1 / dm); m = c / (1 / j + 1 / dm);
+        printf "  %s on 2 cores: at most 2 / (1/scan + 1/decode) = %.0f MB/s, %.0f%% of the decoder alone (with the %sx two cores give here: %.0f MB/s, %.0f%%)\n", n, m2, 100 * m2 / dm, c, m, 100 * m / dm }'
 }
+cap=$(awk -v a="$cap1_s" -v b="$cap2_s" 'BEGIN { if (b + 0 > 0) printf "%.2f", 2 * a / b }')
+[ -n "$cap" ] && echo "  two cores here: two one-thread runs side by side do ${cap}x the work of one in the same time (2.00 on two free cores), so -j 2 can be expected near $(awk -v c="$cap" -v j="$j1_mbps" 'BEGIN { printf "%.0f", c * j }') MB/s"
 bound "gzip ($base_name)" "$base_s"
 [ "$have_zstd" = 1 ] && bound "zstd" "$zstdc_s"
