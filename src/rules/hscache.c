@@ -118,8 +118,13 @@ static void trim(const char *dir)
 
 void ldxi_hscache_write(const char *path, const char *data, size_t len)
 {
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp) return;
+    /* the host too: a home directory may be shared by nodes whose pids coincide */
+    char host[64] = "";
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    host[sizeof host - 1] = '\0';
+    char tmp[4300];
+    if (snprintf(tmp, sizeof tmp, "%s.%s.%ld.tmp", path, host, (long)getpid()) >= (int)sizeof tmp)
+        return;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
     size_t done = 0;
