@@ -78,10 +78,10 @@ static bool strings_suffice(const ldx_ruleset *rs, const ldxi_lits *set, bool ci
     return good;
 }
 
-/* Plain strings where they filter as well as the pattern: Vectorscan scans strings much faster than patterns (with 504 of the 639
- * built-in patterns as strings, the bench log's prefilter took 10% less time and handed
- * PCRE2 no more lines, and the database compiles in half the time); the pattern's form
- * otherwise. */
+/* Plain strings where they filter as well as the pattern: Vectorscan scans strings much
+ * faster than patterns (with 504 of the 639 built-in patterns as strings, the bench
+ * log's prefilter took 10% less time and handed PCRE2 no more lines, and the database
+ * compiles in half the time); the pattern's form otherwise. */
 ldxi_hsentry ldxi_hsentry_for(const ldx_ruleset *rs, const ldxi_hsdb *h, uint32_t g)
 {
     const ldxi_rule *r = rs->rules[h->refs[g].rule];
