@@ -139,6 +139,12 @@ say "bench: measuring (best of $REPEAT; one run when a run takes over ${SLOW}s)"
 timeit cat cat "$T/train.log"
 timeit j1 "$LOGDX" --fail-on never -q -j 1 "$T/train.log"
 timeit j2 "$LOGDX" --fail-on never -q -j 2 "$T/train.log"
+# what two cores give on this machine, measured next to -j 2 (it changes by the minute): one 'logdx -j 1' run, then two at once, side by
+# side (a VM's two vCPUs may share a physical core, or be throttled by other tenants;
+# on two free cores the pair takes as long as one run)
+cap_log=$T/m64.log; [ -f "$cap_log" ] || cap_log=$T/train.log
+timeit cap1 "$LOGDX" --fail-on never -q -j 1 "$cap_log"
+timeit cap2 sh -c '"$1" --fail-on never -q -j 1 "$2" & "$1" --fail-on never -q -j 1 "$2"; wait' sh "$LOGDX" "$cap_log"
 if command -v rg >/dev/null 2>&1; then
     timeit rg rg --no-unicode -c -f "$T/patterns.rust" "$T/train.log"
 else rg_s=; fi
@@ -163,12 +169,6 @@ mem64_s=; mem64_mib=
 REPEAT=10
 timeit start "$LOGDX" --fail-on never -q "$T/small.log"
 REPEAT=$REPEAT_SAVED
-# what two cores give on this machine: one 'logdx -j 1' run, then two at once, side by
-# side (a VM's two vCPUs may share a physical core, or be throttled by other tenants;
-# on two free cores the pair takes as long as one run)
-cap_log=$T/m64.log; [ -f "$cap_log" ] || cap_log=$T/train.log
-timeit cap1 "$LOGDX" --fail-on never -q -j 1 "$cap_log"
-timeit cap2 sh -c '"$1" --fail-on never -q -j 1 "$2" & "$1" --fail-on never -q -j 1 "$2"; wait' sh "$LOGDX" "$cap_log"
 # the prefilter's own speed inside logdx (one thread), as `rules profile` reports it
 pf_log=$T/m64.log; [ -f "$pf_log" ] || pf_log=$T/train.log
 pf_mbps=$("$LOGDX" rules profile "$pf_log" 2>/dev/null | sed -n 's/^prefilter (.*, \([0-9]*\) MB\/s;.*/\1/p')

@@ -10,7 +10,7 @@
 #include "hsdb.h"
 #include "ruleset_int.h"
 
-/* (line, database id) pairs, as line << 32 | id, for the batch check of verify(). */
+/* (line, database id) pairs, as line << 32 | id, for the batch check. */
 typedef struct {
     uint64_t *v;
     size_t n, cap;
