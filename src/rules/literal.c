@@ -137,7 +137,12 @@ static lit_info sequence_literal(const char *b, size_t n, int depth)
         if (c == '(') {
             size_t close = group_close(b, n, i), body = i + 1;
             size_t q = close, qend = skip_quant(b, n, close);
-            bool zero_width = body < n && b[body] == '*', options = false; /* (*VERB) */
+            bool zero_width = false, options = false;
+            if (body < n && b[body] == '*') { /* (*VERB), (*LIMIT_MATCH=10): nothing to match */
+                zero_width = true;
+                for (size_t k = body; k < close && k < n && b[k] != ')'; k++)
+                    if (b[k] == ':') options = true; /* (*atomic:...), (*pla:...): not read */
+            }
             if (body < n && b[body] == '?') {
                 char d = body + 1 < n ? b[body + 1] : '\0', e = body + 2 < n ? b[body + 2] : '\0';
                 if (d == ':' || d == '>') body += 2;
@@ -157,7 +162,7 @@ static lit_info sequence_literal(const char *b, size_t n, int depth)
             }
             i = qend;
             /* a lookaround or an anchor consumes nothing: the text around it is adjacent */
-            if (zero_width) continue;
+            if (zero_width && !options) continue;
             if (options || depth >= LIT_DEPTH || close > n || body >= close) {
                 add_break(&li, &run, &at_head);
                 continue;

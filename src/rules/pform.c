@@ -109,6 +109,12 @@ static size_t group_body(const char *p, size_t i, size_t e, group_kind *kind)
 {
     size_t b = i + 1;
     *kind = GROUP_HERE;
+    /* (*UTF), (*LIMIT_MATCH=10), (*SKIP), (*pla:...), (*atomic:...): verbs, options and
+     * named assertions, whose text is no text to match */
+    if (p[b] == '*') {
+        *kind = GROUP_OTHER;
+        return b;
+    }
     if (p[b] != '?') return b;
     char c = p[b + 1];
     b += 2;

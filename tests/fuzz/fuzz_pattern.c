@@ -87,10 +87,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(bare);
     bool ci;
     free(ldxi_literal_set(p, &ci));
-    /* the subject: what follows the pattern's NUL, or the pattern's own text */
+    /* the subject: what follows the pattern's NUL, or the pattern's own text; and that
+     * text without the strings of the set (a match there means one was not required) */
     size_t pn = strlen(p);
     if (pn < size) check_strings(p, (const char *)data + pn + 1, size - pn - 1);
     else check_strings(p, p, pn);
+    ldxi_lits set;
+    if (ldxi_literal_strings(p, &set, &ci)) {
+        char *t = malloc(pn + 1);
+        if (t) {
+            size_t tn = 0;
+            for (size_t i = 0; i < pn;) {
+                size_t cut = 0;
+                for (size_t j = 0; j < set.n && !cut; j++)
+                    if (set.len[j] && i + set.len[j] <= pn && holds(p + i, set.len[j], set.s[j], set.len[j], ci))
+                        cut = set.len[j];
+                if (cut) i += cut;
+                else t[tn++] = p[i++];
+            }
+            check_strings(p, t, tn);
+            free(t);
+        }
+    }
     free(p);
     return 0;
 }

@@ -152,6 +152,10 @@ static void test_literal_sets(void **state)
     lits_are("a(?!bcdefgh)xyz", "xyz", false);
     lits_are("(?:abcdefgh)?xyz", "xyz", false);
     lits_are("(?(DEFINE)(?<x>abcdefgh))hij", "hij", false);
+    /* verbs, option settings and named assertions hold no text to match */
+    lits_are("(*LIMIT_MATCH=10)abcdefgh", "abcdefgh", false);
+    lits_are("(*pla:abcdefgh)xyz", "xyz", false);
+    lits_are("(*atomic:abcdefgh)", NULL, false);
     /* a pattern Vectorscan refuses is prefiltered by its literals, not run on every line */
     ldx_msgs *m;
     ldx_compiler *c;
