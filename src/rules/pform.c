@@ -334,6 +334,16 @@ char *ldxi_strip_anchors(const char *expr)
             if (next > n) next = n;
         } else if (expr[i] == '(' && i + 2 < n && expr[i + 1] == '?' && expr[i + 2] == '^') {
             next = i + 3; /* (?^...): options reset, not an anchor */
+        } else if (expr[i] == '(' && i + 2 < n &&
+                   ((expr[i + 1] == '?' && (expr[i + 2] == '!' || expr[i + 2] == '=' ||
+                                            (expr[i + 2] == '<' && i + 3 < n &&
+                                             (expr[i + 3] == '!' || expr[i + 3] == '='))))
+                    || expr[i + 1] == '*')) {
+            /* a lookaround or a (*...) assertion goes as it is: without its anchor,
+             * (?!^) would never hold and the result would miss lines (Vectorscan's
+             * prefilter mode reads a lookaround loosely anyway) */
+            size_t e = group_end(expr, n, i);
+            next = e ? e : n;
         } else if (expr[i] == '^' || expr[i] == '$') {
             changed = true;
             i++;

@@ -6,7 +6,8 @@
  * the form of a pattern PCRE2 accepts is one PCRE2 accepts too. Stripping anchors
  * shortens a pattern, and one PCRE2 accepts has none left to strip a second time. A
  * subject the pattern matches (the bytes after a NUL, or the pattern's own text) holds
- * one of the strings of its literal set. */
+ * one of the strings of its literal set, and the form and the anchor-free pattern match
+ * it too (PCRE2 standing in for Vectorscan: they must be supersets). */
 #include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -60,6 +61,35 @@ static bool compiles(const char *p)
     return re != NULL;
 }
 
+/* 1: re matches subject; 0: it does not; -1: it could not tell (did not compile, or hit
+ * the match limit). */
+static int matches(const char *re, const char *subject, size_t sn)
+{
+    int err;
+    PCRE2_SIZE off;
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+    if (!code) return -1;
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    int r = -1;
+    if (md && mc) {
+        pcre2_set_match_limit(mc, 100000);
+        int m = pcre2_match(code, (PCRE2_SPTR)subject, sn, 0, 0, md, mc);
+        r = m >= 0 ? 1 : m == PCRE2_ERROR_NOMATCH ? 0 : -1;
+    }
+    pcre2_match_context_free(mc);
+    pcre2_match_data_free(md);
+    pcre2_code_free(code);
+    return r;
+}
+
+/* What the prefilter is given instead of a pattern must find every subject the pattern
+ * matches (a superset): checked with PCRE2 standing in for Vectorscan. */
+static void check_superset(const char *p, const char *other, const char *subject, size_t sn)
+{
+    if (other && matches(p, subject, sn) == 1) FUZZ_CHECK(matches(other, subject, sn) != 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 4096) return 0;
@@ -69,13 +99,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     p[size] = '\0'; /* a NUL inside ends the pattern early, as it would for a rule */
     size_t lit = ldxi_pattern_literal(p);
     FUZZ_CHECK(lit <= strlen(p));
+    size_t pn = strlen(p);
+    const char *subject = pn < size ? (const char *)data + pn + 1 : p;
+    size_t sn = pn < size ? size - pn - 1 : pn;
     char *form = ldxi_prefilter_form(p);
     if (form) {
         FUZZ_CHECK(strlen(form) <= strlen(p));
         if (compiles(p)) FUZZ_CHECK(compiles(form));
+        check_superset(p, form, subject, sn);
     }
     free(form);
     char *bare = ldxi_strip_anchors(p);
+    check_superset(p, bare, subject, sn);
     if (bare) {
         FUZZ_CHECK(strlen(bare) < strlen(p));
         /* (in a pattern PCRE2 refuses, taking an anchor out can join what stood around
@@ -89,9 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(ldxi_literal_set(p, &ci));
     /* the subject: what follows the pattern's NUL, or the pattern's own text; and that
      * text without the strings of the set (a match there means one was not required) */
-    size_t pn = strlen(p);
-    if (pn < size) check_strings(p, (const char *)data + pn + 1, size - pn - 1);
-    else check_strings(p, p, pn);
+    check_strings(p, subject, sn);
     ldxi_lits set;
     if (ldxi_literal_strings(p, &set, &ci)) {
         char *t = malloc(pn + 1);

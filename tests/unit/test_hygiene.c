@@ -112,6 +112,9 @@ static void test_anchors(void **state)
     bare_is("\\Q^a$\\E", "=");
     bare_is("[[:alpha:]^]x", "=");
     bare_is("(?^i)abc", "=");
+    /* a lookaround keeps its anchors: (?!^) without one would never hold */
+    bare_is("(?!^)abc(?<!x$)", "=");
+    bare_is("^(?=^a)abc", "(?=^a)abc");
     bare_is("\\babc\\b\\Bdef", "=");
     /* a class left open: copied as it is */
     bare_is("abc[^", "=");
