@@ -170,7 +170,8 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
             if (unfiltered)
                 fprintf(stderr,
                         "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the prefilter cannot "
-                        "take this pattern; PCRE2 runs it on every line\n",
+                        "take this pattern (Vectorscan refuses it, or misses lines of the "
+                        "rules' examples with it); PCRE2 runs it on every line\n",
                         r->path, si->line, si->col, r->id, si->name);
             unsigned ex_line;
             double steps = ldx_signal_steps(r, k, &ex_line);
