@@ -63,11 +63,11 @@ static int on_verify_batch(unsigned id, unsigned long long from, unsigned long l
 
 /* Vectorscan must report every line its PCRE2 twin matches; some complex patterns trip
  * bugs in it (seen: `[\d.]+ ?[KMGT]i?B` after `.*?`), and some patterns disturb others
- * in a batch of lines (seen: two line-anchored ones, see pform.c). The rules' own
- * examples are the evidence at hand: a signal that PCRE2 matches on an example line
- * but the database misses, or that the database finds on an example line alone but not
- * in all the examples scanned as one batch, is given up to PCRE2. Returns the position
- * (in gs) of the first such signal. */
+ * in a batch of lines (seen: two line-anchored ones, see pform.c). The rules' examples
+ * are the evidence at hand: a signal that PCRE2 matches on an example line of its rule
+ * but the database misses, or that the database finds on an example line alone (of any
+ * rule) but not in all of them scanned as one batch, is given up to PCRE2. Returns the
+ * position (in gs) of the first such signal. */
 long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, const uint32_t *gs,
                       size_t n)
 {
@@ -81,9 +81,10 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
     pairs alone = {0}, found = {0};
     bool oom = !seen || !md;
     long bad = -1;
-    /* entries are in ruleset order: walk them rule by rule */
-    for (size_t a = 0; !oom && bad < 0 && a < n;) {
-        uint32_t rule = h->refs[gs[a]].rule;
+    /* entries are in ruleset order: walk the rules, each with its entries gs[a..b) (none
+     * for a rule of another part, whose examples still go into the batch: any line may
+     * be the one that disturbs a pattern) */
+    for (size_t rule = 0, a = 0; !oom && bad < 0 && rule < rs->n; rule++) {
         size_t b = a;
         while (b < n && h->refs[gs[b]].rule == rule) b++;
         const ldxi_rule *r = rs->rules[rule];
