@@ -30,10 +30,11 @@ static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0
  * pattern on every example line: memchr finds the places to compare. */
 static bool has_string(const char *line, size_t len, const char *s, size_t n, bool ci)
 {
+    if (!ci) return ldxi_memmem(line, len, s, n) != NULL;
     if (!n || n > len) return false;
     unsigned char c = (unsigned char)s[0], other = c;
-    if (ci && fold(c) != c) other = fold(c);
-    else if (ci && c >= 'a' && c <= 'z') other = (unsigned char)(c - 32);
+    if (fold(c) != c) other = fold(c);
+    else if (c >= 'a' && c <= 'z') other = (unsigned char)(c - 32);
     const char *end = line + len - n + 1; /* where a match can start, at most */
     for (const char *p = line; p < end; p++) {
         const char *a = memchr(p, c, (size_t)(end - p));
@@ -41,10 +42,7 @@ static bool has_string(const char *line, size_t len, const char *s, size_t n, bo
         p = b ? b : a;
         if (!p) return false;
         size_t k = 1;
-        if (ci)
-            while (k < n && fold((unsigned char)p[k]) == fold((unsigned char)s[k])) k++;
-        else
-            while (k < n && p[k] == s[k]) k++;
+        while (k < n && fold((unsigned char)p[k]) == fold((unsigned char)s[k])) k++;
         if (k == n) return true;
     }
     return false;
@@ -94,8 +92,7 @@ ldxi_hsentry ldxi_hsentry_for(const ldx_ruleset *rs, const ldxi_hsdb *h, uint32_
         bool long_enough = true;
         for (size_t j = 0; j < set.n; j++) long_enough = long_enough && set.len[j] >= LITERAL_ENTRY_MIN;
         if (long_enough && strings_suffice(rs, &set, ci, &r->sigs[k])) {
-            bool ignored;
-            char *expr = ldxi_literal_set(si->pattern, &ignored);
+            char *expr = ldxi_literal_expr(&set);
             if (expr) return (ldxi_hsentry){expr, true, ci};
         }
     }

@@ -30,9 +30,11 @@ static int cmp_u64(const void *a, const void *b)
 
 typedef struct {
     bool *seen;           /* one line alone: the ids it hit */
+    size_t line;          /* one line alone: its number among all example lines */
+    size_t nsig;          /* ids below this are signals (the specials follow) */
     const size_t *starts; /* the batch: where each line starts */
     size_t nlines;
-    pairs *found; /* the batch: the (line, id) pairs it hit */
+    pairs *found;         /* the (line, signal id) pairs hit: of each line alone, or of the batch */
 } verify_ctx;
 
 static int on_verify(unsigned id, unsigned long long from, unsigned long long to,
@@ -41,7 +43,9 @@ static int on_verify(unsigned id, unsigned long long from, unsigned long long to
     (void)from;
     (void)to;
     (void)flags;
-    ((verify_ctx *)ctx)->seen[id] = true;
+    verify_ctx *vc = ctx;
+    if (!vc->seen[id] && id < vc->nsig) add_pair(vc->found, vc->line, id);
+    vc->seen[id] = true;
     return 0;
 }
 
@@ -95,7 +99,7 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
                 while (*p && bad < 0 && !oom) {
                     const char *next;
                     size_t len = ldxi_text_line(p, &next);
-                    verify_ctx vc = {seen, NULL, 0, NULL};
+                    verify_ctx vc = {seen, nlines, n, NULL, 0, &alone};
                     memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
                     hs_scan(db, len ? p : "", (unsigned)len, 0, scratch, on_verify, &vc);
                     for (size_t x = a; x < b; x++) {
@@ -107,8 +111,6 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
                             break;
                         }
                     }
-                    for (size_t x = 0; x < n; x++)
-                        if (seen[x]) add_pair(&alone, nlines, (unsigned)x);
                     if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
                         ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
                         oom = true;
@@ -123,7 +125,7 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
         a = b;
     }
     if (bad < 0 && !oom && !alone.oom && nlines) {
-        verify_ctx vc = {seen, starts, nlines, &found};
+        verify_ctx vc = {seen, 0, n, starts, nlines, &found};
         hs_scan(db, text, (unsigned)tlen, 0, scratch, on_verify_batch, &vc);
         if (!found.oom) {
             if (found.n) qsort(found.v, found.n, sizeof(uint64_t), cmp_u64);

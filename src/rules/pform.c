@@ -312,6 +312,19 @@ char *ldxi_prefilter_form(const char *pattern)
  * still contains a match of the pattern without its anchors; so the database never
  * gets one, and PCRE2 checks them on the line. */
 
+/* Whether the group opened at p[i] goes into a stripped pattern as it is: a lookaround
+ * or a comment (group_body's GROUP_LOOK), or a (*...) verb or assertion. *end: past it. */
+static bool kept_whole(const char *p, size_t n, size_t i, size_t *end)
+{
+    size_t e = group_end(p, n, i);
+    if (!e) return false;
+    group_kind kind;
+    group_body(p, i, e, &kind);
+    if (kind != GROUP_LOOK && p[i + 1] != '*') return false;
+    *end = e;
+    return true;
+}
+
 char *ldxi_strip_anchors(const char *expr)
 {
     size_t n = strlen(expr);
@@ -334,16 +347,10 @@ char *ldxi_strip_anchors(const char *expr)
             if (next > n) next = n;
         } else if (expr[i] == '(' && i + 2 < n && expr[i + 1] == '?' && expr[i + 2] == '^') {
             next = i + 3; /* (?^...): options reset, not an anchor */
-        } else if (expr[i] == '(' && i + 2 < n &&
-                   ((expr[i + 1] == '?' && (expr[i + 2] == '!' || expr[i + 2] == '=' ||
-                                            (expr[i + 2] == '<' && i + 3 < n &&
-                                             (expr[i + 3] == '!' || expr[i + 3] == '='))))
-                    || expr[i + 1] == '*')) {
-            /* a lookaround or a (*...) assertion goes as it is: without its anchor,
-             * (?!^) would never hold and the result would miss lines (Vectorscan's
-             * prefilter mode reads a lookaround loosely anyway) */
-            size_t e = group_end(expr, n, i);
-            next = e ? e : n;
+        } else if (expr[i] == '(' && kept_whole(expr, n, i, &next)) {
+            /* a lookaround goes as it is: without its anchor, (?!^) would never hold and
+             * the result would miss lines (Vectorscan's prefilter mode reads a lookaround
+             * loosely anyway) */
         } else if (expr[i] == '^' || expr[i] == '$') {
             changed = true;
             i++;
@@ -544,17 +551,21 @@ bool ldxi_literal_strings(const char *pattern, ldxi_lits *set, bool *caseless)
 char *ldxi_literal_set(const char *pattern, bool *caseless)
 {
     lset set;
-    if (!ldxi_literal_strings(pattern, &set, caseless)) return NULL;
+    return ldxi_literal_strings(pattern, &set, caseless) ? ldxi_literal_expr(&set) : NULL;
+}
+
+char *ldxi_literal_expr(const ldxi_lits *set)
+{
     /* as a Vectorscan expression: the strings as alternatives, every byte but letters,
      * digits and spaces written \xHH */
     size_t cap = 1;
-    for (size_t i = 0; i < set.n; i++) cap += set.len[i] * 4 + 1;
+    for (size_t i = 0; i < set->n; i++) cap += set->len[i] * 4 + 1;
     char *out = malloc(cap), *o = out;
     if (!out) return NULL;
-    for (size_t i = 0; i < set.n; i++) {
+    for (size_t i = 0; i < set->n; i++) {
         if (i) *o++ = '|';
-        for (size_t k = 0; k < set.len[i]; k++) {
-            unsigned char c = (unsigned char)set.s[i][k];
+        for (size_t k = 0; k < set->len[i]; k++) {
+            unsigned char c = (unsigned char)set->s[i][k];
             if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ' ')
                 *o++ = (char)c;
             else

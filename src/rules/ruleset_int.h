@@ -102,8 +102,9 @@ typedef struct {
 /* The set for a pattern; false when it has no good one. *caseless says whether a leading
  * (?i) made them caseless. */
 bool ldxi_literal_strings(const char *pattern, ldxi_lits *set, bool *caseless);
-/* The same set as a Vectorscan expression ("a|b\\x2ec"), malloc'd; NULL when the
- * pattern has no good set. */
+/* A set as a Vectorscan expression ("a|b\\x2ec"), malloc'd. */
+char *ldxi_literal_expr(const ldxi_lits *set);
+/* The set of a pattern as that expression; NULL when the pattern has no good set. */
 char *ldxi_literal_set(const char *pattern, bool *caseless);
 /* The index of the ']' that closes the character class opening at p[i] ('['), or n when
  * it is not closed; a leading ']' (or "^]"), escaped characters and POSIX classes

@@ -378,19 +378,25 @@ void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const char *text, size_t 
     }
 }
 
-/* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
- * go to rc, and ldxi_scan_count() adds them to the scanner. */
+/* Profiling: one run of signal k of rule i (matching threads may share the counts). */
+static void sig_count(const ldx_scanner *s, size_t i, size_t k, bool hit, uint64_t ns)
+{
+    if (!s->profile || !s->sig_prof) return;
+    uint64_t *p = s->sig_prof + 3 * (s->rule_base[i] + k);
+    __atomic_fetch_add(&p[0], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p[1], hit, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&p[2], ns, __ATOMIC_RELAXED);
+}
+
 void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_rulecount *rc)
 {
     rc->calls++;
     rc->matches += hit;
-    if (s->profile && s->sig_prof) {
-        uint64_t *p = s->sig_prof + 3 * (s->rule_base[i] + k);
-        __atomic_fetch_add(&p[0], 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&p[1], hit, __ATOMIC_RELAXED);
-    }
+    sig_count(s, i, k, hit, 0);
 }
 
+/* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
+ * go to rc, and ldxi_scan_count() adds them to the scanner. */
 bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
                      pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm)
 {
@@ -410,12 +416,7 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text,
         uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
                       (uint64_t)(t1.tv_nsec - t0.tv_nsec);
         rc->ns += s->profile ? ns : ns * CLOCK_SAMPLE;
-        if (s->profile && s->sig_prof) { /* matching threads may share them */
-            uint64_t *p = s->sig_prof + 3 * (s->rule_base[i] + k);
-            __atomic_fetch_add(&p[0], 1, __ATOMIC_RELAXED);
-            __atomic_fetch_add(&p[1], r >= 0, __ATOMIC_RELAXED);
-            __atomic_fetch_add(&p[2], ns, __ATOMIC_RELAXED);
-        }
+        sig_count(s, i, k, r >= 0, ns);
     }
     if (r >= 0) {
         rc->matches++;

@@ -225,7 +225,9 @@ static void test_shuffled_examples(void **state)
  * database and a line of spaced digits comes before (see src/rules/pform.c). The
  * database never gets anchors; given them anyway, the check of every compiled database
  * against its rules' examples scanned as one batch must catch the loss (the examples
- * below show it), so that the prefilter still finds every line PCRE2 does. */
+ * below show it), so that the prefilter still finds every line PCRE2 does. The near
+ * misses keep both patterns patterns: as plain strings ("iteration") they would carry
+ * no anchor, and nothing would be left to catch. */
 static const char anchored_rule[] =
     "id: anchored-pair\ntitle: t\nclass: training_hang\nseverity: low\n"
     "signals:\n"
@@ -236,7 +238,8 @@ static const char anchored_rule[] =
     "verify: [v]\nreferences: [https://example.com]\n"
     "examples:\n  match:\n    - |\n      NCCL INFO Channel 00/08 :\n       3  4   5   6   7\n"
     "       iteration        23/  100000 | lm loss: 8.3\n"
-    "  no_match:\n    - /job:jax_worker/replica:0/task:1 and more\n";
+    "  no_match:\n    - /job:jax_worker/replica:0/task:1 and more\n"
+    "    - iteration timing printed without a counter\n";
 
 static ldx_ruleset *load_anchored(const char *engine)
 {
