@@ -32,8 +32,12 @@ awk 'NR > 3 && !/^ / { if (rule != "" && nsig > 0 && sum != runs) bad = bad " " 
 grep -q '^  \.' "$tmp/out" || say "no rule listed its signals"
 case $pf in
 "prefilter (Vectorscan, every pattern at once): "*)
-  pairs=$(echo "$pf" | sed -n 's/.*; \([0-9]*\) (line, signal) pairs handed to PCRE2$/\1/p')
+  pairs=$(echo "$pf" | sed -n 's/.*; \([0-9]*\) (line, signal) pairs handed to PCRE2\(; .*\)\{0,1\}$/\1/p')
   [ -n "$pairs" ] || say "prefilter line: $pf"
+  # the tail signals run on the log's last lines, after the prefilter
+  tail_runs=$(echo "$pf" | sed -n 's/.*; tail signals: \([0-9]*\) runs on the last [0-9]* lines$/\1/p')
+  [ -n "$tail_runs" ] || say "no tail signals ran: $pf"
+  runs=$((runs - ${tail_runs:-0}))
   [ -n "$pairs" ] && [ "$runs" -gt "$pairs" ] && say "$runs PCRE2 runs, but only $pairs pairs handed over"
   size=$(wc -c <"$log")
   kb=$(echo "$pf" | sed -n 's/.*: \([0-9.]*\) kB in .*/\1/p')

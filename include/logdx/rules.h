@@ -22,12 +22,19 @@ typedef struct {
     size_t n;
 } ldx_strv;
 
+/* A signal with `tail: N` is matched only on the last N lines of a log (each cut to
+ * LDX_TAIL_TEXT bytes): for rules about how a log ends, whose patterns would otherwise
+ * run on every progress line of a healthy run. */
+#define LDX_TAIL_MAX 1000
+#define LDX_TAIL_TEXT 4096
+
 typedef struct {
     const char *name;
     const char *pattern;
     ldx_signal_role role;
     double weight;
     bool caseless;
+    unsigned tail;      /* 0: matched on every line; else only on the log's last this many */
     unsigned line, col; /* where the pattern stands in its file */
 } ldx_signal_info;
 

@@ -49,6 +49,9 @@ typedef struct {
     uint64_t bytes, ns, pairs;
 } ldx_prefilter_cost;
 void ldx_scanner_prefilter_cost(const ldx_scanner *s, ldx_prefilter_cost *out);
+/* Tail signals (`tail: N`, matched on the log's last lines once they are known): how
+ * many last lines they were matched on, and their PCRE2 runs there. Zeros without them. */
+void ldx_scanner_tail_cost(const ldx_scanner *s, uint64_t *lines, uint64_t *runs);
 uint64_t ldx_scanner_lines(const ldx_scanner *s);
 uint64_t ldx_scanner_truncated(const ldx_scanner *s);
 

@@ -118,9 +118,11 @@ static int rules_show(cli_opts *o)
     printf("\nSignals\n");
     for (size_t k = 0; k < r->nsignals; k++) {
         const ldx_signal_info *s = &r->signals[k];
-        printf("    %-16s %-7s weight %-4g %s%s\n", s->name,
+        printf("    %-16s %-7s weight %-4g %s%s", s->name,
                s->role == LDX_SIGNAL_SYMPTOM ? "symptom" : "context", s->weight, s->pattern,
                s->caseless ? "  (caseless)" : "");
+        if (s->tail) printf("  (the last %u lines)", s->tail);
+        printf("\n");
     }
     if (r->condition) printf("    condition: %s\n", r->condition);
     list_block("References", &r->references, false);
@@ -160,6 +162,7 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
             const ldx_signal_info *si = &r->signals[k];
             bool unfiltered;
             size_t lit = signal_literal(rs, i, k, &unfiltered);
+            if (si->tail) lit = MIN_LITERAL; /* matched on the last lines only: no cost */
             found += (lit < MIN_LITERAL) + unfiltered;
             if (lit < MIN_LITERAL)
                 fprintf(stderr,
@@ -490,12 +493,18 @@ static int rules_profile(cli_opts *o)
     if (ldx_ruleset_has_prefilter(rs)) {
         bool big = pf.bytes >= 1000000;
         printf("prefilter (Vectorscan, every pattern at once): %.1f %s in %.1f ms, %.0f MB/s; "
-               "%llu (line, signal) pairs handed to PCRE2\n",
+               "%llu (line, signal) pairs handed to PCRE2",
                (double)pf.bytes / (big ? 1e6 : 1e3), big ? "MB" : "kB", (double)pf.ns / 1e6,
                pf.ns ? (double)pf.bytes * 1e3 / (double)pf.ns : 0.0, (unsigned long long)pf.pairs);
     } else {
-        printf("prefilter: not in use (PCRE2 alone): every signal ran on every line\n");
+        printf("prefilter: not in use (PCRE2 alone): every signal ran on every line");
     }
+    uint64_t tail_lines, tail_runs;
+    ldx_scanner_tail_cost(sc, &tail_lines, &tail_runs);
+    if (tail_lines)
+        printf("; tail signals: %llu runs on the last %llu lines",
+               (unsigned long long)tail_runs, (unsigned long long)tail_lines);
+    printf("\n");
     printf("%-44s %10s %10s %10s %6s  %s\n", "RULE", "PCRE2 RUNS", "MATCHES", "MS", "SHARE", "NOTES");
     for (size_t i = 0; i < n; i++) {
         const ldx_rule_info *r = ldx_ruleset_rule(rs, rows[i].rule);

@@ -197,7 +197,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
         d->evidence[EV_MAX - 1] = d->evidence[d->nevidence - 1];
         d->nevidence = EV_MAX;
     }
-    d->hits = s->rule_lines[r->index];
+    d->hits = s->rule_lines[r->index] + (s->tail_lines ? s->tail_lines[r->index] : 0);
     d->line = first_sym ? first_sym : first_any;
     if (!first_sym && d->nevidence) d->rank = d->evidence[0].rank;
     for (size_t i = 0; i < d->nevidence; i++)

@@ -265,6 +265,7 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
         for (size_t s = 0; s < r->info.nsignals; s++) {
             uint32_t cc = r->sigs[s].ngroups;
             if (cc + 1 > rs->max_groups) rs->max_groups = cc + 1;
+            if (r->info.signals[s].tail > rs->max_tail) rs->max_tail = r->info.signals[s].tail;
         }
     }
     c->arena = NULL;

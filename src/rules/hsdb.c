@@ -29,11 +29,14 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
     return h;
 }
 
-/* What a signal's database entry depends on: its pattern and its flags. */
+/* What a signal's database entry depends on: its pattern and its flags. A tail signal
+ * has none (the scanner matches it on the log's last lines, after the rest), and never
+ * shares one: its hash differs from any whole-log signal's with the same pattern. */
 static uint64_t signal_hash(const ldx_signal_info *si)
 {
     uint64_t h = fnv(1469598103934665603ULL, si->pattern, strlen(si->pattern));
-    return fnv(h, si->caseless ? "i" : "-", 1);
+    h = fnv(h, si->caseless ? "i" : "-", 1);
+    return si->tail ? fnv(h, "tail", 4) : h;
 }
 
 /* Every database is compiled for the baseline of the platform, not for the machine at
@@ -479,7 +482,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     /* what is left: one signal per distinct pattern (the first), the others follow it */
     size_t nrest = 0;
     for (uint32_t g = 0; g < h->nsig; g++) {
-        if (covered[g]) continue;
+        if (covered[g] || rs->rules[h->refs[g].rule]->info.signals[h->refs[g].sig].tail) continue;
         rest[nrest++] = g;
         cover_chain(h, covered, g);
     }

@@ -33,7 +33,7 @@ static const char *const top_keys[] = {
     "id", "title", "class", "category", "severity", "tags", "affects", "related",
     "caused_by", "signals", "condition", "summary", "symptoms", "root_cause", "fix",
     "verify", "references", "examples", "advice", NULL};
-static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", NULL};
+static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", "tail", NULL};
 static const char *const symptom_keys[] = {"symptom", "why", NULL};
 static const char *const example_keys[] = {"match", "no_match", NULL};
 static const char *const cause_keys[] = {"cause", "order", "within", NULL};
@@ -408,6 +408,16 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
             else
                 s->weight = d;
         }
+        const ldxi_ynode *tl = ldxi_ymap_get(v, "tail");
+        if (tl) {
+            char *end = NULL;
+            long t = tl->kind == LDXI_YSCALAR ? strtol(tl->str, &end, 10) : 0;
+            if (!end || *end || t < 1 || t > LDX_TAIL_MAX)
+                error_at(c, tl, "tail must be a number of lines from 1 to %d (the signal is "
+                                "matched on the log's last lines only)", LDX_TAIL_MAX);
+            else
+                s->tail = (unsigned)t;
+        }
         const ldxi_ynode *f = ldxi_ymap_get(v, "flags");
         if (f) {
             if (f->kind != LDXI_YSEQ) {
@@ -439,6 +449,16 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
     r->sigs = sc;
 }
 
+/* The then() or after() call that counts with tracker t. */
+static const ldxi_cond *tracker_node(const ldxi_cond *n, int t)
+{
+    if (!n) return NULL;
+    if (n->kind == LDXI_C_FUNC && (n->func == LDXI_F_THEN || n->func == LDXI_F_AFTER) && n->track == t)
+        return n;
+    const ldxi_cond *l = tracker_node(n->l, t);
+    return l ? l : tracker_node(n->r, t);
+}
+
 static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
 {
     const ldxi_ynode *cn = ldxi_ymap_get(root, "condition");
@@ -465,6 +485,19 @@ static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
         c->errors++;
     } else {
         r->ntrackers = ldxi_cond_trackers(r->cond, c->arena, &r->trackers);
+        for (size_t t = 0; t < r->ntrackers; t++) {
+            const ldxi_tracker *tr = &r->trackers[t];
+            int tail = r->info.signals[tr->a].tail ? tr->a : r->info.signals[tr->b].tail ? tr->b : -1;
+            if (tail < 0) continue;
+            /* a tail signal is matched once the log has ended, not line by line in order
+             * with the others, so a sequence that counts it cannot be followed */
+            const ldxi_cond *at = tracker_node(r->cond, (int)t);
+            ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, cn->line,
+                         cn->quoted == 2 || !at ? cn->col : col_of(cn, at->off),
+                         "condition: %s() cannot use signal '%s': it has a tail",
+                         tr->kind == LDXI_F_THEN ? "then" : "after", r->info.signals[tail].name);
+            c->errors++;
+        }
     }
     free(cs);
 }

@@ -66,6 +66,7 @@ struct ldx_ruleset {
     ldxi_rule **rules;
     size_t n;
     uint32_t max_groups;   /* the most capture groups of any pattern, for match data */
+    unsigned max_tail;     /* the longest tail of any signal: the lines a scan keeps */
     struct ldxi_hsdb *hs;  /* the prefilter, or NULL: PCRE2 on every line */
 };
 

@@ -237,6 +237,8 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
             uint64_t lineno = b->bl[l].lineno;
             ldxi_scan_structure(s, text, len, lineno, b->bl[l].hints & LDXI_HINT_LAUNCHER,
                                 b->bl[l].hints & LDXI_HINT_VERSIONS);
+            /* the ring of last lines needs a batch's last lines only */
+            if (s->rs->max_tail && b->nbl - l <= s->rs->max_tail) ldxi_tail_keep(s, text, len, lineno);
             ldxi_linectx lc = {.ranked = true, .rank = b->bl[l].rank};
             long cur = -1;
             for (; mi < b->nm && b->m[mi].line == l; mi++) {

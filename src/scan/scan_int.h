@@ -175,6 +175,16 @@ struct ldx_scanner {
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     bool quit;
+    /* the log's last lines, for the tail signals (tail.c): a ring of rs->max_tail */
+    struct ldxi_tailline {
+        char *text;                      /* cut to LDX_TAIL_TEXT bytes */
+        size_t len, cap;
+        uint64_t lineno;
+    } *tail;
+    size_t tail_next, tail_count;        /* where the next line goes; lines held */
+    uint64_t tail_at;                    /* lines when the tail signals were matched */
+    uint64_t *tail_lines;                /* per rule: tail lines that only a tail signal hit */
+    uint64_t tail_runs;                  /* PCRE2 runs of the tail signals, last matching */
 };
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
@@ -201,6 +211,21 @@ void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const char *text, si
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
                          bool launcher_hint, bool version_hint);
 void ldxi_scan_materialize(ldx_scanner *s);
+/* Signal k of rule i on a line, PCRE2 alone, recorded (counts and hit) when it matches:
+ * the plain engine's step, and the tail signals'. */
+bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
+                      uint64_t lineno, ldxi_linectx *lc);
+/* Forgets what a signal recorded. */
+void ldxi_sigstate_clear(ldxi_sigstate *ss, size_t ncaps);
+
+/* Tail signals (tail.c): the ring of last lines, fed by both engines in input order
+ * (ldxi_tail_keep, only when rs->max_tail), and the matching of the tail signals on it,
+ * which ldx_scanner_flush() runs. */
+ldx_status ldxi_tail_init(ldx_scanner *s);
+void ldxi_tail_free(ldx_scanner *s);
+void ldxi_tail_clear(ldx_scanner *s);
+void ldxi_tail_keep(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
+void ldxi_tail_match(ldx_scanner *s);
 
 /* The batch engine (batch.c). */
 ldx_status ldxi_batch_init(ldx_scanner *s);

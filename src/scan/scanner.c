@@ -52,7 +52,7 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     pcre2_set_match_limit(s->mctx, MATCH_LIMIT);
     pcre2_set_depth_limit(s->mctx, DEPTH_LIMIT);
     pcre2_set_heap_limit(s->mctx, HEAP_LIMIT_KIB);
-    if (rs->hs && ldxi_batch_init(s) != LDX_OK) {
+    if ((rs->hs && ldxi_batch_init(s) != LDX_OK) || ldxi_tail_init(s) != LDX_OK) {
         ldx_scanner_destroy(s);
         return LDX_ENOMEM;
     }
@@ -80,24 +80,26 @@ static void free_hit(ldxi_hit *h, size_t ncaps)
     memset(h, 0, sizeof(*h));
 }
 
+void ldxi_sigstate_clear(ldxi_sigstate *ss, size_t ncaps)
+{
+    for (uint32_t h = 0; h < ss->nfirst; h++) free_hit(&ss->first[h], ncaps);
+    free(ss->first);
+    free(ss->rankbits);
+    if (ss->has_last) free_hit(&ss->last, ncaps);
+    free(ss->pend_ov);
+    free(ss->nums);
+    memset(ss, 0, sizeof(*ss));
+}
+
 static void clear(ldx_scanner *s)
 {
     if (!s->st) return;
     for (size_t i = 0; i < s->rs->n; i++) {
         if (!s->st[i]) continue;
         const ldxi_rule *r = s->rs->rules[i];
-        for (size_t k = 0; k < r->info.nsignals; k++) {
-            ldxi_sigstate *ss = &s->st[i][k];
-            size_t nc = r->sigs[k].ncaps;
-            for (uint32_t h = 0; h < ss->nfirst; h++) free_hit(&ss->first[h], nc);
-            free(ss->first);
-            free(ss->rankbits);
-            if (ss->has_last) free_hit(&ss->last, nc);
-            free(ss->pend_ov);
-            free(ss->nums);
-            memset(ss, 0, sizeof(*ss));
-        }
+        for (size_t k = 0; k < r->info.nsignals; k++) ldxi_sigstate_clear(&s->st[i][k], r->sigs[k].ncaps);
     }
+    ldxi_tail_clear(s);
     s->lines = s->truncated = 0;
     ldxi_batch_discard(s);
     s->npend = 0;
@@ -138,6 +140,7 @@ void ldx_scanner_destroy(ldx_scanner *s)
     free(s->rule_matches);
     free(s->rule_base);
     ldxi_batch_free(s);
+    ldxi_tail_free(s);
     free(s->pend);
     free(s->rule_lines);
     pcre2_match_data_free(s->md);
@@ -457,36 +460,41 @@ void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t 
 void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno)
 {
     ldxi_linectx lc = {.parsed = false};
+    if (s->rs->max_tail) ldxi_tail_keep(s, text, len, lineno);
     /* cheap tests first: the summary's lines all have a ':', banners a '.' */
     ldxi_scan_structure(s, text, len, lineno, memchr(text, ':', len) != NULL, true);
-    size_t cap[2 * 16], *co = cap, capn = 16;
     for (size_t i = 0; i < s->rs->n; i++) {
         const ldxi_rule *r = s->rs->rules[i];
         bool hit = false;
-        for (size_t k = 0; k < r->info.nsignals && !s->rule_off[i]; k++) {
-            ldxi_rulecount rc = {0};
-            bool m = ldxi_scan_match(s, i, k, text, len, s->md, &rc, &s->nconfirm);
-            ldxi_scan_count(s, i, &rc);
-            if (!m) continue;
-            size_t nc = r->sigs[k].ncaps;
-            if (nc > capn) {
-                size_t *big = malloc(2 * nc * sizeof(size_t));
-                if (!big) continue;
-                if (co != cap) free(co);
-                co = big;
-                capn = nc;
-            }
-            ldxi_scan_caps(&r->sigs[k], s->md, co);
-            ldxi_scan_hit(s, i, k, text, len, lineno, &lc, co);
-            hit = true;
-        }
+        for (size_t k = 0; k < r->info.nsignals && !s->rule_off[i]; k++)
+            if (!r->info.signals[k].tail) /* matched on the last lines (tail.c) */
+                hit |= ldxi_scan_signal(s, i, k, text, len, lineno, &lc);
         s->rule_lines[i] += hit;
     }
-    if (co != cap) free(co);
     ldxi_scan_materialize(s);
 }
 
-void ldx_scanner_flush(ldx_scanner *s) { ldxi_scanner_flush(s); }
+bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
+                      uint64_t lineno, ldxi_linectx *lc)
+{
+    const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
+    ldxi_rulecount rc = {0};
+    bool m = ldxi_scan_match(s, i, k, text, len, s->md, &rc, &s->nconfirm);
+    ldxi_scan_count(s, i, &rc);
+    if (!m) return false;
+    size_t cap[2 * 16], *co = sc->ncaps > 16 ? malloc(2 * sc->ncaps * sizeof(size_t)) : cap;
+    if (!co) return false;
+    ldxi_scan_caps(sc, s->md, co);
+    ldxi_scan_hit(s, i, k, text, len, lineno, lc, co);
+    if (co != cap) free(co);
+    return true;
+}
+
+void ldx_scanner_flush(ldx_scanner *s)
+{
+    ldxi_scanner_flush(s);
+    ldxi_tail_match(s);
+}
 
 void ldx_scanner_set_profile(ldx_scanner *s, bool on)
 {

@@ -64,19 +64,6 @@ static ldx_ruleset *ruleset(void)
     return compile(r, 4);
 }
 
-static ldx_file_report *analyze(const ldx_ruleset *rs, const char *log)
-{
-    ldx_scanner *s;
-    assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
-    ldx_reader *r;
-    assert_int_equal(ldx_reader_open_mem(&r, log, strlen(log), "t.log"), LDX_OK);
-    ldx_file_report *fr = NULL;
-    assert_int_equal(ldx_analyze(s, r, &fr), LDX_OK);
-    ldx_reader_destroy(r);
-    ldx_scanner_destroy(s);
-    return fr;
-}
-
 static void test_oom_initiates_timeouts_are_collateral(void **state)
 {
     (void)state;
@@ -87,7 +74,7 @@ static void test_oom_initiates_timeouts_are_collateral(void **state)
         "[rank5]:[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective operation timeout\n"
         "\033[31m[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\033[0m\n"
         "Token indices sequence length is longer than the specified maximum\n";
-    ldx_file_report *fr = analyze(rs, log);
+    ldx_file_report *fr = analyze_text(rs, log);
     assert_int_equal(fr->lines, 4);
     assert_int_equal(fr->n, 3);
     const ldx_diagnosis *d = &fr->diagnoses[0];
@@ -120,8 +107,8 @@ static void test_confidence_follows_evidence(void **state)
 {
     (void)state;
     ldx_ruleset *rs = ruleset();
-    ldx_file_report *a = analyze(rs, "CUDA out of memory\n");
-    ldx_file_report *b = analyze(rs, "CUDA out of memory. GPU 0 has a total capacity of 79 GiB\n"
+    ldx_file_report *a = analyze_text(rs, "CUDA out of memory\n");
+    ldx_file_report *b = analyze_text(rs, "CUDA out of memory. GPU 0 has a total capacity of 79 GiB\n"
                                      "CUDA out of memory\nCUDA out of memory\n");
     assert_int_equal(a->n, 1);
     assert_int_equal(b->n, 1);
@@ -134,7 +121,7 @@ static void test_confidence_follows_evidence(void **state)
 
 static int fired(const ldx_ruleset *rs, const char *log, const char *id)
 {
-    ldx_file_report *fr = analyze(rs, log);
+    ldx_file_report *fr = analyze_text(rs, log);
     int f = 0;
     for (size_t i = 0; i < fr->n; i++) f |= !strcmp(fr->diagnoses[i].rule->id, id);
     ldx_file_report_destroy(fr);
@@ -148,7 +135,7 @@ static void test_trends(void **state)
     const char *rising = "Fold 1 done | allocated=0.38GB\nnoise\nFold 2 done | allocated=0.69GB\n"
                          "Fold 3 done | allocated=1.00GB\nFold 4 done | allocated=1.31GB\n";
     assert_true(fired(rs, rising, "t-leak"));
-    ldx_file_report *fr = analyze(rs, rising);
+    ldx_file_report *fr = analyze_text(rs, rising);
     assert_int_equal(fr->diagnoses[0].ntrends, 1);
     const ldx_trend *t = &fr->diagnoses[0].trends[0];
     assert_true(t->rising);
@@ -179,7 +166,7 @@ static void test_no_rules_fire_on_healthy(void **state)
 {
     (void)state;
     ldx_ruleset *rs = ruleset();
-    ldx_file_report *fr = analyze(rs, "{'loss': 2.0491, 'learning_rate': 0.0001961, 'epoch': 0.28}\n");
+    ldx_file_report *fr = analyze_text(rs, "{'loss': 2.0491, 'learning_rate': 0.0001961, 'epoch': 0.28}\n");
     assert_int_equal(fr->n, 0);
     assert_int_equal(ldx_file_report_worst(fr), -1);
     ldx_file_report_destroy(fr);
@@ -227,18 +214,18 @@ static void test_causal_order(void **state)
     (void)state;
     ldx_ruleset *rs = ruleset();
     /* timestamps say the timeout came well before the OOM: not its consequence */
-    ldx_file_report *fr = analyze(rs,
+    ldx_file_report *fr = analyze_text(rs,
         "[2026-11-29 10:00:00,000] [rank1] Watchdog caught collective operation timeout\n"
         "[2026-11-29 10:30:00,000] [rank3] CUDA out of memory\n");
     assert_int_equal(fr->n, 2);
     for (size_t i = 0; i < fr->n; i++) assert_int_not_equal(fr->diagnoses[i].role, LDX_ROLE_COLLATERAL);
     ldx_file_report_destroy(fr);
     /* one rank, no times: line order decides */
-    fr = analyze(rs, "Watchdog caught collective operation timeout\nCUDA out of memory\n");
+    fr = analyze_text(rs, "Watchdog caught collective operation timeout\nCUDA out of memory\n");
     for (size_t i = 0; i < fr->n; i++) assert_int_not_equal(fr->diagnoses[i].role, LDX_ROLE_COLLATERAL);
     ldx_file_report_destroy(fr);
     /* different ranks, no times (per-rank logs concatenated): the OOM may be earlier */
-    fr = analyze(rs, "[rank1]: Watchdog caught collective operation timeout\n[rank3]: CUDA out of memory\n");
+    fr = analyze_text(rs, "[rank1]: Watchdog caught collective operation timeout\n[rank3]: CUDA out of memory\n");
     assert_string_equal(fr->diagnoses[0].rule->id, "t-oom");
     assert_int_equal(fr->diagnoses[1].role, LDX_ROLE_COLLATERAL);
     ldx_file_report_destroy(fr);
@@ -267,7 +254,7 @@ static void test_launcher_summary(void **state)
         "  error_file: <N/A>\n"
         "  traceback : Signal 9 (SIGKILL) received by PID 4242\n"
         "============================================================\n";
-    ldx_file_report *fr = analyze(rs, summary);
+    ldx_file_report *fr = analyze_text(rs, summary);
     assert_true(fr->launcher.present);
     assert_int_equal(fr->launcher.rank, 5);
     assert_int_equal(fr->launcher.local_rank, 1);
