@@ -175,13 +175,19 @@ struct ldx_scanner {
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     bool quit;
-    /* the log's last lines, for the tail signals (tail.c): a ring of rs->max_tail */
-    struct ldxi_tailline {
-        char *text;                      /* cut to LDX_TAIL_TEXT bytes */
+    /* the log's last lines, for the tail signals (tail.c): two halves of up to
+     * rs->max_tail lines each, their text end to end; the older half is dropped when
+     * the newer one is full, so both hold at least the last rs->max_tail lines */
+    struct ldxi_tailhalf {
+        char *text;                      /* each line cut to LDX_TAIL_TEXT bytes */
         size_t len, cap;
-        uint64_t lineno;
-    } *tail;
-    size_t tail_next, tail_count;        /* where the next line goes; lines held */
+        struct ldxi_tailline {
+            size_t off, len;
+            uint64_t lineno;
+        } *line;                         /* rs->max_tail of them */
+        size_t n;
+    } tail[2];
+    int tail_cur;                        /* the half lines go to */
     uint64_t tail_at;                    /* lines when the tail signals were matched */
     uint64_t *tail_lines;                /* per rule: tail lines that only a tail signal hit */
     uint64_t tail_runs;                  /* PCRE2 runs of the tail signals, last matching */
