@@ -190,7 +190,10 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     prefilter(h, b, w->scratch);
     if (b->failed) return; /* applied with the plain engine */
     size_t p = 0;
-    for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
+    /* only the lines with a hit, unless some signals run on every line */
+    bool every = h->nalways > 0;
+    for (uint32_t l = every || !b->nph ? 0 : b->ph[0].line; l < b->nbl && !b->failed;
+         l = every ? l + 1 : p < b->nph ? b->ph[p].line : (uint32_t)b->nbl) {
         size_t p0 = p;
         uint8_t hints = 0;
         while (p < b->nph && b->ph[p].line == l) {
@@ -231,14 +234,20 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
     } else {
         const ldxi_hsdb *h = s->rs->hs;
         size_t mi = 0;
+        /* the ring of last lines needs a batch's last lines only */
+        size_t tail_from = b->nbl > s->rs->max_tail ? b->nbl - s->rs->max_tail : 0;
+        if (!s->rs->max_tail) tail_from = b->nbl;
         for (uint32_t l = 0; l < b->nbl; l++) {
+            /* most lines: no match, no structure reader wants them */
+            if (!b->bl[l].hints && !s->launcher.state && l < tail_from &&
+                (mi == b->nm || b->m[mi].line != l))
+                continue;
             const char *text = b->buf + b->bl[l].off;
             size_t len = b->bl[l].len;
             uint64_t lineno = b->bl[l].lineno;
             ldxi_scan_structure(s, text, len, lineno, b->bl[l].hints & LDXI_HINT_LAUNCHER,
                                 b->bl[l].hints & LDXI_HINT_VERSIONS);
-            /* the ring of last lines needs a batch's last lines only */
-            if (s->rs->max_tail && b->nbl - l <= s->rs->max_tail) ldxi_tail_keep(s, text, len, lineno);
+            if (l >= tail_from) ldxi_tail_keep(s, text, len, lineno);
             ldxi_linectx lc = {.ranked = true, .rank = b->bl[l].rank};
             long cur = -1;
             for (; mi < b->nm && b->m[mi].line == l; mi++) {
