@@ -17,6 +17,11 @@ char *ldxi_hsentry_form(const char *pattern)
         free(form);
         form = bare;
     }
+    char *trimmed = ldxi_trim_end(form ? form : pattern);
+    if (trimmed) {
+        free(form);
+        form = trimmed;
+    }
     return form;
 }
 

@@ -89,6 +89,9 @@ size_t ldxi_re_escape_end(const char *p, size_t n, size_t i);
 /* A cheaper superset of a pattern for the prefilter (a part of it without the gaps
  * around it), malloc'd; NULL when the pattern goes in whole. */
 char *ldxi_prefilter_form(const char *pattern);
+/* The pattern without the parts at its end that may match nothing, its last part taken
+ * as few times as it may be (pform.c), malloc'd; NULL when nothing can be cut. */
+char *ldxi_trim_end(const char *pattern);
 /* The expression without its anchors (^ $ \A \Z \z: see pform.c), malloc'd; NULL when
  * it has none. */
 char *ldxi_strip_anchors(const char *expr);

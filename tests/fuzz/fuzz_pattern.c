@@ -109,6 +109,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_superset(p, form, subject, sn);
     }
     free(form);
+    char *trimmed = ldxi_trim_end(p);
+    if (trimmed) {
+        FUZZ_CHECK(strlen(trimmed) < strlen(p));
+        if (compiles(p)) FUZZ_CHECK(compiles(trimmed));
+        check_superset(p, trimmed, subject, sn);
+    }
+    free(trimmed);
     char *bare = ldxi_strip_anchors(p);
     check_superset(p, bare, subject, sn);
     if (bare) {

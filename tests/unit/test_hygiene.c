@@ -91,6 +91,38 @@ static void test_prefilter_forms(void **state)
     form_is("watchdog(?=.*timeout)", "watchdog");
 }
 
+/* The pattern without its end that may match nothing, or "=" when nothing is cut. */
+static void trim_is(const char *pattern, const char *want)
+{
+    char *got = rewrite_is(ldxi_trim_end, pattern, want);
+    char *again = got ? ldxi_trim_end(got) : NULL;
+    if (again) fail_msg("%s: trimming twice changed it again: %s", pattern, again);
+    free(got);
+}
+
+static void test_trimmed_ends(void **state)
+{
+    (void)state;
+    /* the finite loss reading: the lookahead, the optional parts and the repeats of the
+     * value go, inside its group too (one callback a line instead of one a digit) */
+    trim_is("(?<key>[a-z0-9_]*loss)\\s*[:=]\\s*(?<value>[-+]?\\d+(?:\\.\\d+)?(?:e[+-]?\\d+)?)(?![\\w.])",
+            "(?<key>[a-z0-9_]*loss)\\s*[:=]\\s*(?<value>[-+]?\\d)");
+    trim_is("exit code (?<code>-?\\d+)", "exit code (?<code>-?\\d)");
+    trim_is("abc\\d{3,}", "abc\\d{3}");
+    trim_is("abc\\d{2,5}?", "abc\\d{2}");
+    trim_is("abc(?:de)+", "abc(?:de)");
+    trim_is("abc(?:de){2,}", "abc(?:de){2}");
+    trim_is("a+|b*c+", "a|b*c"); /* each alternative on its own */
+    trim_is("(?i)loss: \\d+", "(?i)loss: \\d");
+    /* nothing to cut: a fixed end, an exact count, a group with alternatives */
+    trim_is("CUDA out of memory", "=");
+    trim_is("abc\\d{3}", "=");
+    trim_is("abc(?:x+|y)", "=");
+    trim_is("x?", "="); /* all of it may match nothing: kept whole */
+    /* a back reference may need what is cut */
+    trim_is("(\\w+) \\1+", "=");
+}
+
 /* The expression without anchors, or "=" when it has none. */
 static void bare_is(const char *expr, const char *want)
 {
@@ -296,6 +328,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_literals),
         cmocka_unit_test(test_prefilter_forms),
+        cmocka_unit_test(test_trimmed_ends),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_literal_sets),
         cmocka_unit_test(test_anchors),
