@@ -59,11 +59,13 @@ int cmd_explain(cli_opts *o)
             printf("  %s %-18s %-7s weight %-4g ", se->hits ? "✓" : "✗", se->signal->name,
                    se->signal->role == LDX_SIGNAL_SYMPTOM ? "symptom" : "context",
                    se->signal->weight);
+            char scope[48] = "";
+            if (se->signal->tail) snprintf(scope, sizeof scope, " of the last %u", se->signal->tail);
             if (!se->hits) {
-                printf("no line matched\n");
+                printf("no line%s matched\n", scope);
                 continue;
             }
-            printf("%llu line%s", (unsigned long long)se->hits, se->hits == 1 ? "" : "s");
+            printf("%llu line%s%s", (unsigned long long)se->hits, se->hits == 1 ? "" : "s", scope);
             if (se->nranks) printf(" on %u rank%s", se->nranks, se->nranks == 1 ? "" : "s");
             printf(", first %llu, last %llu\n", (unsigned long long)se->first_line,
                    (unsigned long long)se->last_line);
