@@ -189,6 +189,69 @@ static void test_gzip_and_truncated_gzip(void **state)
     unlink(gzpath);
 }
 
+/* The contract's line ends, the slow way: "\n", "\r" or "\r\n" each end one line; a
+ * last line without an end is a line. Each line's length goes to lens (up to cap);
+ * returns how many lines there are. */
+static size_t reference_lines(const char *d, size_t n, size_t *lens, size_t cap)
+{
+    size_t k = 0, start = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (d[i] != '\n' && d[i] != '\r') continue;
+        if (k < cap) lens[k] = i - start;
+        k++;
+        if (d[i] == '\r' && i + 1 < n && d[i + 1] == '\n') i++;
+        start = i + 1;
+    }
+    if (start < n) {
+        if (k < cap) lens[k] = n - start;
+        k++;
+    }
+    return k;
+}
+
+/* Random mixes of short lines, "\r", "\n" and "\r\n", long runs without an end and
+ * ends on both sides of the 64-byte and 256 KiB boundaries where the reader looks for
+ * them: the reader cuts the lines the reference does, from memory and from a file. */
+static void test_line_ends_random(void **state)
+{
+    (void)state;
+    uint64_t x = 88172645463325252ull;
+    for (int round = 0; round < 24; round++) {
+        size_t n = round < 12 ? 3000 + (size_t)round * 977 : (600u << 10) + (size_t)round * 4099;
+        char *d = malloc(n);
+        for (size_t i = 0; i < n; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            unsigned v = (unsigned)(x % 1000);
+            /* ends dense in some rounds, sparse (lines over 64 bytes) in others */
+            unsigned dense = round % 3 == 0 ? 300 : round % 3 == 1 ? 40 : 4;
+            d[i] = v < dense / 2 ? '\n' : v < dense ? '\r' : (char)('a' + v % 26);
+        }
+        size_t cap = n + 1, *want = malloc(cap * sizeof(size_t));
+        size_t nwant = reference_lines(d, n, want, cap);
+        const char *path = tmpfile_with(d, n);
+        for (int src = 0; src < 2; src++) {
+            ldx_reader *r;
+            if (src == 0) assert_int_equal(ldx_reader_open_mem(&r, d, n, "mem"), LDX_OK);
+            else assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
+            ldx_line l;
+            size_t k = 0;
+            while (ldx_reader_next(r, &l) == LDX_OK) {
+                if (k >= nwant || l.len != want[k] || l.lineno != k + 1)
+                    fail_msg("round %d, %s: line %zu has %zu bytes, want %zu of %zu lines", round,
+                             src ? "file" : "memory", k + 1, l.len, k < nwant ? want[k] : 0, nwant);
+                k++;
+            }
+            assert_int_equal(k, nwant);
+            ldx_reader_destroy(r);
+        }
+        unlink(path);
+        free(want);
+        free(d);
+    }
+}
+
 static void test_missing_file(void **state)
 {
     (void)state;
@@ -225,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_tqdm_bar),
         cmocka_unit_test(test_nul_bytes),
         cmocka_unit_test(test_long_line_and_crlf_across_blocks),
+        cmocka_unit_test(test_line_ends_random),
         cmocka_unit_test(test_gzip_and_truncated_gzip),
         cmocka_unit_test(test_missing_file),
     };
