@@ -2,13 +2,20 @@
  * known. A rule about how a log ends ("the last progress line is short of its total")
  * needs its progress patterns on the last lines alone, and on a healthy run those
  * patterns match most lines: matched line by line, the two of training-log-ends-mid-run
- * were a fifth of the bench log's scan time. The scanner keeps the last lines (both engines, the same
- * lines) and matches its tail signals on them whenever its results are asked for, from
- * scratch, so that a live scan's view follows the log's end as it moves. */
+ * were a fifth of the bench log's scan time. The scanner keeps the last lines (both
+ * engines, the same lines) and matches its tail signals on them whenever its results
+ * are asked for, from scratch, so that a live scan's view follows the log's end. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "scan_int.h"
+
+static bool has_tail(const ldxi_rule *r)
+{
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        if (r->info.signals[k].tail) return true;
+    return false;
+}
 
 ldx_status ldxi_tail_init(ldx_scanner *s)
 {
@@ -17,7 +24,11 @@ ldx_status ldxi_tail_init(ldx_scanner *s)
     s->tail[0].line = calloc(n, sizeof(struct ldxi_tailline));
     s->tail[1].line = calloc(n, sizeof(struct ldxi_tailline));
     s->tail_lines = calloc(s->rs->n, sizeof(uint64_t));
-    return s->tail[0].line && s->tail[1].line && s->tail_lines ? LDX_OK : LDX_ENOMEM;
+    s->tail_rules = calloc(s->rs->n, sizeof(size_t));
+    if (!s->tail[0].line || !s->tail[1].line || !s->tail_lines || !s->tail_rules) return LDX_ENOMEM;
+    for (size_t i = 0; i < s->rs->n; i++)
+        if (has_tail(s->rs->rules[i])) s->tail_rules[s->ntail_rules++] = i;
+    return LDX_OK;
 }
 
 void ldxi_tail_free(ldx_scanner *s)
@@ -28,7 +39,10 @@ void ldxi_tail_free(ldx_scanner *s)
     }
     memset(s->tail, 0, sizeof s->tail);
     free(s->tail_lines);
+    free(s->tail_rules);
     s->tail_lines = NULL;
+    s->tail_rules = NULL;
+    s->ntail_rules = 0;
 }
 
 void ldxi_tail_clear(ldx_scanner *s)
@@ -52,13 +66,6 @@ void ldxi_tail_keep(ldx_scanner *s, const char *text, size_t len, uint64_t linen
     if (len) memcpy(h->text + h->len, text, len);
     h->line[h->n++] = (struct ldxi_tailline){h->len, len, lineno};
     h->len += len;
-}
-
-static bool has_tail(const ldxi_rule *r)
-{
-    for (size_t k = 0; k < r->info.nsignals; k++)
-        if (r->info.signals[k].tail) return true;
-    return false;
 }
 
 /* Whether one of the rule's whole-log signals matches the line: then the line was
@@ -91,7 +98,8 @@ void ldxi_tail_match(ldx_scanner *s)
     if (!rs->max_tail || s->tail_at == s->lines) return;
     s->tail_at = s->lines;
     s->tail_runs = 0;
-    for (size_t i = 0; i < rs->n; i++) {
+    for (size_t x = 0; x < s->ntail_rules; x++) {
+        size_t i = s->tail_rules[x];
         const ldxi_rule *r = rs->rules[i];
         for (size_t k = 0; k < r->info.nsignals; k++)
             if (r->info.signals[k].tail) ldxi_sigstate_clear(&s->st[i][k], r->sigs[k].ncaps);
@@ -105,9 +113,10 @@ void ldxi_tail_match(ldx_scanner *s)
         const struct ldxi_tailline *t = &h->line[h->n - (from_end - (h == older ? newer->n : 0))];
         const char *text = t->len ? h->text + t->off : "";
         ldxi_linectx lc = {.parsed = false};
-        for (size_t i = 0; i < rs->n; i++) {
+        for (size_t x = 0; x < s->ntail_rules; x++) {
+            size_t i = s->tail_rules[x];
             const ldxi_rule *r = rs->rules[i];
-            if (s->rule_off[i] || !has_tail(r)) continue;
+            if (s->rule_off[i]) continue;
             bool hit = false;
             for (size_t k = 0; k < r->info.nsignals; k++) {
                 unsigned tail = r->info.signals[k].tail;
