@@ -213,9 +213,10 @@ static inline uint64_t eol_mask(const char *p, size_t n)
 static inline const char *find_eol(ldx_reader *r, const char *p, const char *end)
 {
     for (;;) {
-        if (r->eol_valid && p >= r->eol_at && p < r->eol_at + 64) {
+        if (r->eol_valid && p >= r->eol_at && (size_t)(p - r->eol_at) < 64) {
             uint64_t m = r->eol_bits >> (p - r->eol_at);
             if (m) return p + __builtin_ctzll(m);
+            if ((size_t)(end - r->eol_at) <= 64) return NULL;
             p = r->eol_at + 64;
         }
         if (p >= end) return NULL;

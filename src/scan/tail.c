@@ -69,7 +69,8 @@ void ldxi_tail_keep(ldx_scanner *s, const char *text, size_t len, uint64_t linen
 }
 
 /* Whether one of the rule's whole-log signals matches the line: then the line was
- * counted among the rule's lines already. */
+ * counted among the rule's lines already (as far as the kept text shows: a match past
+ * its first LDX_TAIL_TEXT bytes is not seen, and such a line counts twice). */
 static bool whole_log_hit(const ldx_scanner *s, const ldxi_rule *r, const char *text, size_t len)
 {
     for (size_t k = 0; k < r->info.nsignals; k++) {
