@@ -54,7 +54,8 @@ typedef struct {
     double score;        /* ranking key, higher first */
     ldx_role role;
     const char *cause;   /* for collateral: the id of the rule it follows from */
-    uint64_t line;       /* first line of the evidence */
+    uint64_t line;       /* first line of the evidence (the last, when every symptom
+                          * that hit is a tail signal: how the log ends) */
     int rank;            /* rank of that line, or -1 */
     ldx_ts_kind ts_kind; /* time of that line, if it says */
     double ts;

@@ -148,6 +148,10 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     double present = 0;
     uint64_t sym_hits = 0;
     uint64_t first_sym = 0, first_any = 0;
+    /* symptoms that are all tail signals say how the log ends: the diagnosis points at
+     * their last line, not at the first of the last lines kept */
+    bool tail_only = true;
+    const ldxi_hit *last_sym = NULL;
     size_t evcap = 0;
     /* symptom evidence first, so that a line shared with a context signal is
      * attributed to the symptom */
@@ -165,6 +169,9 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
                     first_sym = ss->first[0].line;
                     d->rank = ss->first[0].rank;
                 }
+                const ldxi_hit *last = ss->has_last ? &ss->last : &ss->first[ss->nfirst - 1];
+                if (!last_sym || last->line > last_sym->line) last_sym = last;
+                tail_only = tail_only && si->tail;
             }
             if (!first_any || ss->first[0].line < first_any) first_any = ss->first[0].line;
             for (uint32_t h = 0; h < ss->nfirst; h++)
@@ -200,6 +207,10 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     d->hits = s->rule_lines[r->index] + (s->tail_lines ? s->tail_lines[r->index] : 0);
     d->line = first_sym ? first_sym : first_any;
     if (!first_sym && d->nevidence) d->rank = d->evidence[0].rank;
+    if (first_sym && tail_only) {
+        d->line = last_sym->line;
+        d->rank = last_sym->rank;
+    }
     for (size_t i = 0; i < d->nevidence; i++)
         if (d->evidence[i].line == d->line) {
             d->ts_kind = d->evidence[i].ts_kind;

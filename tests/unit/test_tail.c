@@ -86,7 +86,9 @@ static void test_last_lines_only(void **state)
         assert_int_equal(fr->n, 1);
         const ldx_diagnosis *d = &fr->diagnoses[0];
         assert_int_equal(d->hits, 3);
-        assert_int_equal(d->line, 18); /* the first progress line of the tail */
+        /* its symptoms are all tail signals: it points at the last progress line, and
+         * its evidence starts with the first one of the tail */
+        assert_int_equal(d->line, 20);
         assert_true(d->nevidence >= 1);
         assert_int_equal(d->evidence[0].line, 18);
         assert_string_equal(d->evidence[0].text, "step 18/100000");
@@ -124,8 +126,10 @@ static void test_engines_agree_on_long_logs(void **state)
     assert_int_equal(b->n, 1);
     assert_int_equal(a->diagnoses[0].hits, 4);
     assert_int_equal(b->diagnoses[0].hits, 4);
-    assert_int_equal(a->diagnoses[0].line, 59997);
-    assert_int_equal(b->diagnoses[0].line, 59997);
+    assert_int_equal(a->diagnoses[0].line, 60000);
+    assert_int_equal(b->diagnoses[0].line, 60000);
+    assert_int_equal(a->diagnoses[0].evidence[0].line, 59997);
+    assert_int_equal(b->diagnoses[0].evidence[0].line, 59997);
     ldx_file_report_destroy(a);
     ldx_file_report_destroy(b);
     free(log);
