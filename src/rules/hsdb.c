@@ -239,7 +239,7 @@ static bool runs_here(const hs_database_t *db)
 {
     hs_scratch_t *scratch = NULL;
     bool ok = hs_alloc_scratch(db, &scratch) == HS_SUCCESS &&
-              hs_scan(db, "", 0, 0, scratch, on_nothing, NULL) == HS_SUCCESS;
+              ldxi_hs_scan(db, "", 0, scratch, on_nothing, NULL) == HS_SUCCESS;
     hs_free_scratch(scratch);
     return ok;
 }

@@ -49,6 +49,16 @@ typedef struct ldxi_hsdb {
 struct ldx_ruleset;
 struct ldx_msgs;
 
+/* Scans with a database (hs_database_t, hs_scratch_t), as hs_scan() would, with the
+ * scanner hsscan.c picks for this CPU; the Vectorscan status. Every scan goes through
+ * it: the batches, the check against the examples, the test that a database runs. */
+typedef int (*ldxi_hs_on_match)(unsigned id, unsigned long long from, unsigned long long to,
+                                unsigned flags, void *ctx);
+int ldxi_hs_scan(const void *db, const char *data, unsigned len, void *scratch,
+                 ldxi_hs_on_match on_match, void *ctx);
+/* Its name ("avx2_hs_scan" or "hs_scan"), for the tests. */
+const char *ldxi_hs_scanner(void);
+
 /* Builds rs->hs (stays NULL where Vectorscan is not built in or LOGDX_ENGINE=pcre2). */
 void ldxi_hsdb_build(struct ldx_ruleset *rs, struct ldx_msgs *msgs);
 void ldxi_hsdb_free(ldxi_hsdb *h);

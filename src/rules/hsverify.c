@@ -101,7 +101,7 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
                     size_t len = ldxi_text_line(p, &next);
                     verify_ctx vc = {seen, nlines, n, NULL, 0, &alone};
                     memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
-                    hs_scan(db, len ? p : "", (unsigned)len, 0, scratch, on_verify, &vc);
+                    ldxi_hs_scan(db, len ? p : "", (unsigned)len, scratch, on_verify, &vc);
                     for (size_t x = a; x < b; x++) {
                         if (seen[x]) continue;
                         uint32_t k = h->refs[gs[x]].sig;
@@ -126,7 +126,7 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
     }
     if (bad < 0 && !oom && !alone.oom && nlines) {
         verify_ctx vc = {seen, 0, n, starts, nlines, &found};
-        hs_scan(db, text, (unsigned)tlen, 0, scratch, on_verify_batch, &vc);
+        ldxi_hs_scan(db, text, (unsigned)tlen, scratch, on_verify_batch, &vc);
         if (!found.oom) {
             if (found.n) qsort(found.v, found.n, sizeof(uint64_t), cmp_u64);
             for (size_t i = 0; i < alone.n && bad < 0; i++)

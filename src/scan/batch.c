@@ -115,7 +115,7 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
         hit_ctx hc = {h, b, &h->part[pi], 0};
-        hs_error_t r = hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, 0, scratch, on_hit, &hc);
+        int r = ldxi_hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, scratch, on_hit, &hc);
         /* a scan that failed found nothing: this batch is matched line by line instead
          * (on_hit stops a scan only after marking the batch failed) */
         if (r != HS_SUCCESS) b->failed = true;

@@ -321,6 +321,42 @@ static void test_portable_databases(void **state)
     ldx_compiler_destroy(c);
     ldx_msgs_destroy(m);
 }
+
+static int count_ids(unsigned id, unsigned long long from, unsigned long long to,
+                     unsigned flags, void *ctx)
+{
+    (void)from;
+    (void)to;
+    (void)flags;
+    if (id < 2) ((unsigned *)ctx)[id]++;
+    return 0;
+}
+
+/* Vectorscan 5.4.9's AVX-512 scanner lost the tqdm match on this line next to the step
+ * counter pattern (hsscan.c): the scanner logdx calls finds it, in both modes. On a CPU
+ * without AVX-512 every scanner does; on one with it, this failed before hsscan.c. */
+static void test_scanner_finds_what_others_do(void **state)
+{
+    (void)state;
+    const char *exprs[2] = {"[Ss]tep\\s*(?<cur>\\d+)\\s*/\\s*(?<total>\\d+)\\b", "(?:it/s|s/it)[\\],]"};
+    const char *line = "Training (epoch 0 / 20):   2%|\xe2\x96\x8f         | 3/157 [00:59<38:11, 14.88s/it, loss";
+    static const hs_platform_info_t generic = {HS_TUNE_FAMILY_GENERIC, 0, 0, 0};
+    unsigned modes[2] = {0, HS_FLAG_PREFILTER | HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY};
+    for (int mode = 0; mode < 2; mode++) {
+        unsigned flags[2] = {modes[mode], modes[mode]}, ids[2] = {0, 1};
+        hs_database_t *db = NULL;
+        hs_compile_error_t *err = NULL;
+        assert_int_equal(hs_compile_multi(exprs, flags, ids, 2, HS_MODE_BLOCK, &generic, &db, &err), HS_SUCCESS);
+        hs_scratch_t *scratch = NULL;
+        assert_int_equal(hs_alloc_scratch(db, &scratch), HS_SUCCESS);
+        unsigned found[2] = {0, 0};
+        assert_int_equal(ldxi_hs_scan(db, line, (unsigned)strlen(line), scratch, count_ids, found), HS_SUCCESS);
+        if (found[1] != 1) fail_msg("%s, mode %d: the tqdm pattern matched %u times", ldxi_hs_scanner(), mode, found[1]);
+        assert_int_equal(found[0], 0);
+        hs_free_scratch(scratch);
+        hs_free_database(db);
+    }
+}
 #endif
 
 int main(void)
@@ -334,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_anchors),
 #ifdef LDX_HAVE_HS
         cmocka_unit_test(test_portable_databases),
+        cmocka_unit_test(test_scanner_finds_what_others_do),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
