@@ -378,10 +378,12 @@ char *ldxi_trim_end(const char *pattern) { return per_alternative(pattern, trim_
 /* ---- anchors ----
  * Vectorscan scans a batch of lines as one buffer, so `^` and `$` (multi-line mode) are
  * its line starts and ends, and \A, \Z, \z the batch's. The batch ones would miss
- * lines, and the line ones trip a bug in Vectorscan 5.4.9: with two line-anchored
- * patterns in one database, one loses most of its matches once a line of spaced
- * digits precedes the line (a JAX task pattern, `^[ \t]*(/job:...)`, made the Megatron
- * `^\s*iteration` miss 38504 of the 38972 iteration lines of the bench log). The
+ * lines, and the line ones trip a bug in Vectorscan 5.4.9's AVX2 and AVX-512 scanners
+ * (hsscan.c: logdx calls the core i7 one, which is free of it, where it can): with
+ * two line-anchored patterns in one database, one loses most of its matches once a
+ * line of spaced digits precedes the line (a JAX task pattern, `^[ \t]*(/job:...)`,
+ * made the Megatron `^\s*iteration` miss 38504 of the 38972 iteration lines of the
+ * bench log). The
  * prefilter only has to find a superset of the lines, and every line PCRE2 matches
  * still contains a match of the pattern without its anchors; so the database never
  * gets one, and PCRE2 checks them on the line. */
