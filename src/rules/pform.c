@@ -383,10 +383,9 @@ char *ldxi_trim_end(const char *pattern) { return per_alternative(pattern, trim_
  * two line-anchored patterns in one database, one loses most of its matches once a
  * line of spaced digits precedes the line (a JAX task pattern, `^[ \t]*(/job:...)`,
  * made the Megatron `^\s*iteration` miss 38504 of the 38972 iteration lines of the
- * bench log). The
- * prefilter only has to find a superset of the lines, and every line PCRE2 matches
- * still contains a match of the pattern without its anchors; so the database never
- * gets one, and PCRE2 checks them on the line. */
+ * bench log). The prefilter only has to find a superset of the lines, and every line
+ * PCRE2 matches still contains a match of the pattern without its anchors; so the
+ * database never gets one, and PCRE2 checks them on the line. */
 
 /* Whether the group opened at p[i] goes into a stripped pattern as it is: a lookaround
  * or a comment (group_body's GROUP_LOOK), or a (*...) verb or assertion. *end: past it. */
