@@ -143,12 +143,18 @@ static bool selected(const ldx_rule_info *r, const cli_opts *o);
  * this caught 62 and 117. */
 #define MAX_STEPS 25.0
 
-/* What --perf and profile say about a signal: its longest fixed string, and whether it
- * runs on every line because the prefilter (when there is one) cannot take it. */
-static size_t signal_literal(const ldx_ruleset *rs, size_t rule, size_t k, bool *unfiltered)
+/* What --perf and profile say about a signal: whether its pattern has too short a fixed
+ * string for the prefilter to skip lines (a tail signal runs on the last lines only:
+ * never), and whether it runs on every line because the prefilter (when there is one)
+ * cannot take it. Returns the longest fixed string. */
+static size_t signal_literal(const ldx_ruleset *rs, size_t rule, size_t k, bool *weak,
+                             bool *unfiltered)
 {
+    const ldx_signal_info *si = &ldx_ruleset_rule(rs, rule)->signals[k];
+    size_t lit = ldx_signal_literal(si);
+    *weak = lit < MIN_LITERAL && !si->tail;
     *unfiltered = ldx_ruleset_has_prefilter(rs) && !ldx_ruleset_prefiltered(rs, rule, k);
-    return ldx_signal_literal(&ldx_ruleset_rule(rs, rule)->signals[k]);
+    return lit;
 }
 
 /* --perf: patterns that make the prefilter slow; returns how many. */
@@ -160,11 +166,10 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
         if (!selected(r, o)) continue;
         for (size_t k = 0; k < r->nsignals; k++) {
             const ldx_signal_info *si = &r->signals[k];
-            bool unfiltered;
-            size_t lit = signal_literal(rs, i, k, &unfiltered);
-            if (si->tail) lit = MIN_LITERAL; /* matched on the last lines only: no cost */
-            found += (lit < MIN_LITERAL) + unfiltered;
-            if (lit < MIN_LITERAL)
+            bool weak, unfiltered;
+            size_t lit = signal_literal(rs, i, k, &weak, &unfiltered);
+            found += weak + unfiltered;
+            if (weak)
                 fprintf(stderr,
                         "logdx: %s:%u:%u: warning: rule '%s', signal '%s': the pattern has no "
                         "fixed string of %d or more characters (longest: %zu); the prefilter "
@@ -511,12 +516,12 @@ static int rules_profile(cli_opts *o)
         char notes[128] = "";
         size_t len = 0;
         for (size_t k = 0; k < r->nsignals; k++) {
-            bool unfiltered;
-            size_t lit = signal_literal(rs, rows[i].rule, k, &unfiltered);
+            bool weak, unfiltered;
+            signal_literal(rs, rows[i].rule, k, &weak, &unfiltered);
             if (unfiltered && len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s not prefiltered",
                                         len ? ", " : "", r->signals[k].name);
-            else if (lit < MIN_LITERAL && len < sizeof notes - 40)
+            else if (weak && len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s no literal",
                                         len ? ", " : "", r->signals[k].name);
         }

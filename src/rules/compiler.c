@@ -259,14 +259,22 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
     rs->arena = c->arena;
     rs->rules = c->rules;
     rs->n = n;
+    rs->tail_rules = ldxi_arena_alloc(rs->arena, (n ? n : 1) * sizeof(size_t));
+    if (!rs->tail_rules) {
+        free(rs);
+        return LDX_ENOMEM;
+    }
     for (size_t i = 0; i < n; i++) {
         ldxi_rule *r = rs->rules[i];
         r->index = i;
+        bool tail = false;
         for (size_t s = 0; s < r->info.nsignals; s++) {
             uint32_t cc = r->sigs[s].ngroups;
             if (cc + 1 > rs->max_groups) rs->max_groups = cc + 1;
             if (r->info.signals[s].tail > rs->max_tail) rs->max_tail = r->info.signals[s].tail;
+            tail = tail || r->info.signals[s].tail;
         }
+        if (tail) rs->tail_rules[rs->ntail_rules++] = i;
     }
     c->arena = NULL;
     c->rules = NULL;

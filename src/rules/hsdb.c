@@ -48,6 +48,12 @@ static uint64_t signal_hash(const ldx_signal_info *si)
  * fast as an AVX-512 one. */
 static const hs_platform_info_t portable = {HS_TUNE_FAMILY_GENERIC, 0, 0, 0};
 
+/* Signal g of the ruleset. */
+static const ldx_signal_info *signal_of(const ldx_ruleset *rs, const ldxi_hsdb *h, uint32_t g)
+{
+    return &rs->rules[h->refs[g].rule]->info.signals[h->refs[g].sig];
+}
+
 extern const unsigned char ldxi_builtin_hsdb[];
 extern const size_t ldxi_builtin_hsdb_len;
 
@@ -92,7 +98,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     for (int attempt = 0; ok && attempt < 256; attempt++) {
         size_t m = 0;
         for (size_t x = 0; x < n; x++) {
-            const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
+            const ldx_signal_info *si = signal_of(rs, h, gs[x]);
             exprs[m] = ent[x].expr ? ent[x].expr : si->pattern;
             flags[m] = (ent[x].literal ? 0 : HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY) |
                        (si->caseless || ent[x].caseless ? HS_FLAG_CASELESS : 0);
@@ -131,7 +137,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         hs_free_compile_error(err);
         uint32_t x = ids[bad];
         if (!ent[x].literal) {
-            const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
+            const ldx_signal_info *si = signal_of(rs, h, gs[x]);
             bool ci = false;
             char *lits = ldxi_literal_set(si->pattern, &ci);
             if (lits) {
@@ -368,7 +374,7 @@ static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint3
     for (size_t sp = 0; with_specials && sp < LDXI_HS_NSPECIAL; sp++)
         k = fnv(k, specials[sp], strlen(specials[sp]) + 1);
     for (size_t x = 0; x < n; x++) {
-        const ldx_signal_info *si = &rs->rules[h->refs[gs[x]].rule]->info.signals[h->refs[gs[x]].sig];
+        const ldx_signal_info *si = signal_of(rs, h, gs[x]);
         uint64_t sh = signal_hash(si);
         k = fnv(k, (const char *)&sh, sizeof sh);
         /* and what the database may be given for it, which changes with logdx's own
@@ -482,7 +488,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     /* what is left: one signal per distinct pattern (the first), the others follow it */
     size_t nrest = 0;
     for (uint32_t g = 0; g < h->nsig; g++) {
-        if (covered[g] || rs->rules[h->refs[g].rule]->info.signals[h->refs[g].sig].tail) continue;
+        if (covered[g] || signal_of(rs, h, g)->tail) continue;
         rest[nrest++] = g;
         cover_chain(h, covered, g);
     }

@@ -64,18 +64,16 @@ static bool strings_suffice(const ldx_ruleset *rs, const ldxi_lits *set, bool ci
     pcre2_match_data *md = code ? pcre2_match_data_create(1, NULL) : NULL;
     bool good = md != NULL;
     for (size_t i = 0; good && i < rs->n; i++) {
-        const ldx_strv *lists[2] = {&rs->rules[i]->info.ex_match, &rs->rules[i]->info.ex_no_match};
-        for (int li = 0; good && li < 2; li++)
-            for (size_t e = 0; good && e < lists[li]->n; e++)
-                for (const char *p = lists[li]->v[e]; good && *p;) {
-                    const char *next;
-                    size_t len = ldxi_text_line(p, &next);
-                    bool has = false;
-                    for (size_t j = 0; j < set->n && !has; j++)
-                        has = has_string(p, len, set->s[j], set->len[j], ci);
-                    if (has && pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) < 0) good = false;
-                    p = next;
-                }
+        ldxi_example_lines it;
+        const char *p;
+        size_t len;
+        for (ldxi_example_lines_start(&it, &rs->rules[i]->info);
+             good && ldxi_example_line(&it, &p, &len, NULL);) {
+            bool has = false;
+            for (size_t j = 0; j < set->n && !has; j++)
+                has = has_string(p, len, set->s[j], set->len[j], ci);
+            if (has && pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) < 0) good = false;
+        }
     }
     pcre2_match_data_free(md);
     return good;

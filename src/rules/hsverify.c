@@ -92,36 +92,32 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
         size_t b = a;
         while (b < n && h->refs[gs[b]].rule == rule) b++;
         const ldxi_rule *r = rs->rules[rule];
-        const ldx_strv *lists[2] = {&r->info.ex_match, &r->info.ex_no_match};
-        for (int li = 0; li < 2 && bad < 0; li++)
-            for (size_t e = 0; e < lists[li]->n && bad < 0; e++) {
-                const char *p = lists[li]->v[e];
-                while (*p && bad < 0 && !oom) {
-                    const char *next;
-                    size_t len = ldxi_text_line(p, &next);
-                    verify_ctx vc = {seen, nlines, n, NULL, 0, &alone};
-                    memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
-                    ldxi_hs_scan(db, len ? p : "", (unsigned)len, scratch, on_verify, &vc);
-                    for (size_t x = a; x < b; x++) {
-                        if (seen[x]) continue;
-                        uint32_t k = h->refs[gs[x]].sig;
-                        pcre2_code *code = ldxi_sig_code(&r->sigs[k]);
-                        if (code && pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) >= 0) {
-                            bad = (long)x;
-                            break;
-                        }
-                    }
-                    if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
-                        ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
-                        oom = true;
-                        break;
-                    }
-                    memcpy(text + tlen, p, len);
-                    tlen += len;
-                    text[tlen++] = '\n';
-                    p = next;
+        ldxi_example_lines it;
+        const char *p;
+        size_t len;
+        for (ldxi_example_lines_start(&it, &r->info);
+             bad < 0 && !oom && ldxi_example_line(&it, &p, &len, NULL);) {
+            verify_ctx vc = {seen, nlines, n, NULL, 0, &alone};
+            memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
+            ldxi_hs_scan(db, len ? p : "", (unsigned)len, scratch, on_verify, &vc);
+            for (size_t x = a; x < b; x++) {
+                if (seen[x]) continue;
+                uint32_t k = h->refs[gs[x]].sig;
+                pcre2_code *code = ldxi_sig_code(&r->sigs[k]);
+                if (code && pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, NULL) >= 0) {
+                    bad = (long)x;
+                    break;
                 }
             }
+            if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
+                ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
+                oom = true;
+                break;
+            }
+            memcpy(text + tlen, p, len);
+            tlen += len;
+            text[tlen++] = '\n';
+        }
         a = b;
     }
     if (bad < 0 && !oom && !alone.oom && nlines) {

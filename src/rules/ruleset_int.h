@@ -67,6 +67,8 @@ struct ldx_ruleset {
     size_t n;
     uint32_t max_groups;   /* the most capture groups of any pattern, for match data */
     unsigned max_tail;     /* the longest tail of any signal: the lines a scan keeps */
+    size_t *tail_rules;    /* the rules with a tail signal, ascending (arena) */
+    size_t ntail_rules;
     struct ldxi_hsdb *hs;  /* the prefilter, or NULL: PCRE2 on every line */
 };
 
@@ -114,6 +116,19 @@ char *ldxi_literal_set(const char *pattern, bool *caseless);
  * it is not closed; a leading ']' (or "^]"), escaped characters and POSIX classes
  * ([:alpha:]) are the class's own. */
 size_t ldxi_re_class_end(const char *p, size_t n, size_t i);
+
+/* The lines of a rule's examples (match examples first): for (start; line(...);) gives
+ * each line's text without its end, its length, and (line may be NULL) the line it
+ * stands on in the rule file, 0 where that is not known. */
+typedef struct {
+    const ldx_rule_info *r;
+    int list;      /* 0: ex_match, 1: ex_no_match, 2: done */
+    size_t e;      /* the next example of the list */
+    const char *p; /* the rest of the current one */
+    unsigned line;
+} ldxi_example_lines;
+void ldxi_example_lines_start(ldxi_example_lines *it, const ldx_rule_info *r);
+bool ldxi_example_line(ldxi_example_lines *it, const char **text, size_t *len, unsigned *line);
 
 /* The caused_by entry of r that names other (by class or id), or NULL. */
 const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other);

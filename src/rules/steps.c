@@ -36,26 +36,19 @@ double ldx_signal_steps(const ldx_rule_info *r, size_t sig, unsigned *worst_line
         step_ctx sc;
         pcre2_set_callout(mc, count_step, &sc);
         pcre2_set_match_limit(mc, 10000000); /* a runaway pattern still stops */
-        const ldx_strv *lists[2] = {&r->ex_match, &r->ex_no_match};
-        const unsigned *starts[2] = {r->ex_match_line, r->ex_no_match_line};
-        for (int li = 0; li < 2; li++)
-            for (size_t e = 0; e < lists[li]->n; e++) {
-                const char *p = lists[li]->v[e];
-                unsigned line = starts[li] ? starts[li][e] : 0;
-                while (*p) {
-                    const char *next;
-                    size_t len = ldxi_text_line(p, &next);
-                    sc.steps = 0;
-                    pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, mc);
-                    double per_byte = (double)sc.steps / (double)(len + 1);
-                    if (per_byte > worst) {
-                        worst = per_byte;
-                        *worst_line = line;
-                    }
-                    p = next;
-                    if (line) line++;
-                }
+        ldxi_example_lines it;
+        const char *p;
+        size_t len;
+        unsigned line;
+        for (ldxi_example_lines_start(&it, r); ldxi_example_line(&it, &p, &len, &line);) {
+            sc.steps = 0;
+            pcre2_match(code, (PCRE2_SPTR)p, len, 0, 0, md, mc);
+            double per_byte = (double)sc.steps / (double)(len + 1);
+            if (per_byte > worst) {
+                worst = per_byte;
+                *worst_line = line;
             }
+        }
     }
     pcre2_match_context_free(mc);
     pcre2_match_data_free(md);

@@ -234,9 +234,9 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
     } else {
         const ldxi_hsdb *h = s->rs->hs;
         size_t mi = 0;
-        /* the ring of last lines needs a batch's last lines only */
-        size_t tail_from = b->nbl > s->rs->max_tail ? b->nbl - s->rs->max_tail : 0;
-        if (!s->rs->max_tail) tail_from = b->nbl;
+        /* the kept last lines (tail.c) need a batch's last ones only, if any */
+        size_t keep = s->rs->max_tail < b->nbl ? s->rs->max_tail : b->nbl;
+        size_t tail_from = b->nbl - keep;
         for (uint32_t l = 0; l < b->nbl; l++) {
             /* most lines: no match, no structure reader wants them */
             if (!b->bl[l].hints && !s->launcher.state && l < tail_from &&

@@ -190,7 +190,6 @@ struct ldx_scanner {
     int tail_cur;                        /* the half lines go to */
     uint64_t tail_at;                    /* lines when the tail signals were matched */
     uint64_t *tail_lines;                /* per rule: tail lines that only a tail signal hit */
-    size_t *tail_rules, ntail_rules;     /* the rules with a tail signal */
     uint64_t tail_runs;                  /* PCRE2 runs of the tail signals, last matching */
 };
 

@@ -10,13 +10,6 @@
 
 #include "scan_int.h"
 
-static bool has_tail(const ldxi_rule *r)
-{
-    for (size_t k = 0; k < r->info.nsignals; k++)
-        if (r->info.signals[k].tail) return true;
-    return false;
-}
-
 ldx_status ldxi_tail_init(ldx_scanner *s)
 {
     unsigned n = s->rs->max_tail;
@@ -24,11 +17,7 @@ ldx_status ldxi_tail_init(ldx_scanner *s)
     s->tail[0].line = calloc(n, sizeof(struct ldxi_tailline));
     s->tail[1].line = calloc(n, sizeof(struct ldxi_tailline));
     s->tail_lines = calloc(s->rs->n, sizeof(uint64_t));
-    s->tail_rules = calloc(s->rs->n, sizeof(size_t));
-    if (!s->tail[0].line || !s->tail[1].line || !s->tail_lines || !s->tail_rules) return LDX_ENOMEM;
-    for (size_t i = 0; i < s->rs->n; i++)
-        if (has_tail(s->rs->rules[i])) s->tail_rules[s->ntail_rules++] = i;
-    return LDX_OK;
+    return s->tail[0].line && s->tail[1].line && s->tail_lines ? LDX_OK : LDX_ENOMEM;
 }
 
 void ldxi_tail_free(ldx_scanner *s)
@@ -39,10 +28,7 @@ void ldxi_tail_free(ldx_scanner *s)
     }
     memset(s->tail, 0, sizeof s->tail);
     free(s->tail_lines);
-    free(s->tail_rules);
     s->tail_lines = NULL;
-    s->tail_rules = NULL;
-    s->ntail_rules = 0;
 }
 
 void ldxi_tail_clear(ldx_scanner *s)
@@ -99,8 +85,8 @@ void ldxi_tail_match(ldx_scanner *s)
     if (!rs->max_tail || s->tail_at == s->lines) return;
     s->tail_at = s->lines;
     s->tail_runs = 0;
-    for (size_t x = 0; x < s->ntail_rules; x++) {
-        size_t i = s->tail_rules[x];
+    for (size_t x = 0; x < rs->ntail_rules; x++) {
+        size_t i = rs->tail_rules[x];
         const ldxi_rule *r = rs->rules[i];
         for (size_t k = 0; k < r->info.nsignals; k++)
             if (r->info.signals[k].tail) ldxi_sigstate_clear(&s->st[i][k], r->sigs[k].ncaps);
@@ -114,8 +100,8 @@ void ldxi_tail_match(ldx_scanner *s)
         const struct ldxi_tailline *t = &h->line[h->n - (from_end - (h == older ? newer->n : 0))];
         const char *text = t->len ? h->text + t->off : "";
         ldxi_linectx lc = {.parsed = false};
-        for (size_t x = 0; x < s->ntail_rules; x++) {
-            size_t i = s->tail_rules[x];
+        for (size_t x = 0; x < rs->ntail_rules; x++) {
+            size_t i = rs->tail_rules[x];
             const ldxi_rule *r = rs->rules[i];
             if (s->rule_off[i]) continue;
             bool hit = false;
