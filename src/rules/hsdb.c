@@ -94,19 +94,33 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     ldxi_hsentry *ent = calloc(n ? n : 1, sizeof(ldxi_hsentry));
     bool ok = exprs && flags && ids && ent;
     for (size_t x = 0; ok && x < n; x++) ent[x] = ldxi_hsentry_for(rs, h, gs[x]);
+    /* the database scans templates (digits.c): each expression widened for them; one
+     * that cannot be goes to the always list */
+    for (size_t x = 0; ok && x < n;) {
+        const ldx_signal_info *si = signal_of(rs, h, gs[x]);
+        char *wide = ldxi_re_widen_digits(ent[x].expr ? ent[x].expr : si->pattern);
+        if (wide) {
+            free(ent[x].expr);
+            ent[x++].expr = wide;
+            continue;
+        }
+        for (uint32_t y = gs[x]; y != LDXI_HS_IGNORE; y = h->same_next[y])
+            if (!add_always(h, y)) ok = false;
+        drop(gs, ent, n--, x);
+    }
     hs_database_t *db = NULL;
     for (int attempt = 0; ok && attempt < 256; attempt++) {
         size_t m = 0;
         for (size_t x = 0; x < n; x++) {
             const ldx_signal_info *si = signal_of(rs, h, gs[x]);
-            exprs[m] = ent[x].expr ? ent[x].expr : si->pattern;
+            exprs[m] = ent[x].expr;
             flags[m] = (ent[x].literal ? 0 : HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY) |
                        (si->caseless || ent[x].caseless ? HS_FLAG_CASELESS : 0);
             ids[m] = (unsigned)x;
             m++;
         }
         for (size_t sp = 0; with_specials && sp < LDXI_HS_NSPECIAL; sp++) {
-            exprs[m] = specials[sp];
+            exprs[m] = specials[sp]; /* digit-blind: no widening */
             flags[m] = HS_FLAG_MULTILINE;
             ids[m] = (unsigned)(n + sp);
             m++;
@@ -140,9 +154,11 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
             const ldx_signal_info *si = signal_of(rs, h, gs[x]);
             bool ci = false;
             char *lits = ldxi_literal_set(si->pattern, &ci);
-            if (lits) {
+            char *wide = lits ? ldxi_re_widen_digits(lits) : NULL;
+            free(lits);
+            if (wide) {
                 free(ent[x].expr);
-                ent[x] = (ldxi_hsentry){lits, true, ci};
+                ent[x] = (ldxi_hsentry){wide, true, ci};
                 continue;
             }
         }
@@ -176,7 +192,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     return true;
 }
 
-/* Embedded layout: "LDX3", entry count (u32), entries, database bytes. An entry is
+/* Embedded layout: "LDX4", entry count (u32), entries, database bytes. An entry is
  * kind (u8: 0 in the database, 1 always, 2 special), pattern hash (u64), then rule id
  * and signal name as NUL-terminated strings (for a special: its index as text). Entry
  * i of kind 0 or 2 is database id i, in order. */
@@ -301,7 +317,7 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
                       const unsigned char *bytes, size_t len)
 {
     const unsigned char *p = bytes, *end = p + len;
-    if (len < 8 || memcmp(p, "LDX3", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
+    if (len < 8 || memcmp(p, "LDX4", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
         return false;
     bool *was = malloc(h->nsig ? h->nsig : 1);
     if (!was) return false;
@@ -367,7 +383,7 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
 static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint32_t *gs,
                           size_t n, bool with_specials)
 {
-    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-2 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
+    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-3 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
     const char *v = hs_version();
     k = fnv(k, v, strlen(v));
     k = fnv(k, with_specials ? "S" : "-", 1);
@@ -562,7 +578,7 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
     ldx_buf b;
     ldxi_buf_init(&b, SIZE_MAX);
     uint32_t count = part->nids + (uint32_t)(a1 - a0);
-    bool ok = put(&b, "LDX3", 4) && put(&b, &count, 4);
+    bool ok = put(&b, "LDX4", 4) && put(&b, &count, 4);
     for (uint32_t id = 0; ok && id < count; id++) {
         unsigned char kind;
         uint64_t hash = 0;

@@ -80,7 +80,7 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
     if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) return -1;
     bool *seen = calloc(n + LDXI_HS_NSPECIAL, sizeof(bool));
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    char *text = NULL; /* every example line, as a batch has them */
+    char *text = NULL; /* every example line's template, as a batch has them */
     size_t tlen = 0, tcap = 0, *starts = NULL, nlines = 0, scap = 0;
     pairs alone = {0}, found = {0};
     bool oom = !seen || !md;
@@ -99,7 +99,14 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
              bad < 0 && !oom && ldxi_example_line(&it, &p, &len, NULL);) {
             verify_ctx vc = {seen, nlines, n, NULL, 0, &alone};
             memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
-            ldxi_hs_scan(db, len ? p : "", (unsigned)len, scratch, on_verify, &vc);
+            /* the database scans templates (digits.c), as the batches give it */
+            if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
+                ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
+                oom = true;
+                break;
+            }
+            ldxi_digits_template(p, len, text + tlen);
+            ldxi_hs_scan(db, len ? text + tlen : "", (unsigned)len, scratch, on_verify, &vc);
             for (size_t x = a; x < b; x++) {
                 if (seen[x]) continue;
                 uint32_t k = h->refs[gs[x]].sig;
@@ -109,12 +116,6 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
                     break;
                 }
             }
-            if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
-                ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
-                oom = true;
-                break;
-            }
-            memcpy(text + tlen, p, len);
             tlen += len;
             text[tlen++] = '\n';
         }

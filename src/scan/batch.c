@@ -113,9 +113,11 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
     struct timespec t0, t1;
     /* timed always (for rules profile): two clock reads a 256 KiB batch cost nothing */
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + 1, 1) != LDX_OK) b->failed = true;
+    else ldxi_digits_template(b->buf, b->len, b->tbuf);
     for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
         hit_ctx hc = {h, b, &h->part[pi], 0};
-        int r = ldxi_hs_scan(h->part[pi].db, b->buf, (unsigned)b->len, scratch, on_hit, &hc);
+        int r = ldxi_hs_scan(h->part[pi].db, b->tbuf, (unsigned)b->len, scratch, on_hit, &hc);
         /* a scan that failed found nothing: this batch is matched line by line instead
          * (on_hit stops a scan only after marking the batch failed) */
         if (r != HS_SUCCESS) b->failed = true;
@@ -432,6 +434,7 @@ static ldx_status make_batches(ldx_scanner *s, int n)
 static void free_batch(ldxi_batch *b)
 {
     free(b->buf);
+    free(b->tbuf);
     free(b->bl);
     free(b->ph);
     free(b->ph2);

@@ -94,6 +94,8 @@ typedef struct {
 typedef struct {
     char *buf;
     size_t len, cap;
+    char *tbuf;          /* the templates the prefilter scans (digits.c) */
+    size_t tcap;
     ldxi_bline *bl;
     size_t nbl, blcap;
     ldxi_phit *ph;
