@@ -39,10 +39,16 @@ case $pf in
   [ -n "$tail_runs" ] || say "no tail signals ran: $pf"
   runs=$((runs - ${tail_runs:-0}))
   [ -n "$pairs" ] && [ "$runs" -gt "$pairs" ] && say "$runs PCRE2 runs, but only $pairs pairs handed over"
+  # the log is one example twenty times: the memo knows every line of the last 19
+  # copies by its template (digits aside, it is the same line), so the prefilter scans
+  # no more than the first copy
+  known=$(echo "$pf" | sed -n "s/.*; \([0-9]*\) of $lines lines known by their template .*/\1/p")
+  [ -n "$known" ] && [ "$known" -ge $((lines * 19 / 20)) ] ||
+    say "lines known by their template: $pf"
   size=$(wc -c <"$log")
   kb=$(echo "$pf" | sed -n 's/.*: \([0-9.]*\) kB in .*/\1/p')
-  [ -n "$kb" ] && awk -v k="$kb" -v s="$size" 'BEGIN { exit !(k * 1000 < s * 0.9 || k * 1000 > s * 1.1) }' &&
-    say "the prefilter scanned $kb kB of a $size byte log" ;;
+  [ -n "$kb" ] && awk -v k="$kb" -v s="$size" 'BEGIN { exit !(k * 1000 < s / 200 || k * 1000 > s / 20 * 1.1) }' &&
+    say "the prefilter scanned $kb kB of a $size byte log (20 copies of one)" ;;
 "prefilter: not in use"*) ;; # a build without Vectorscan
 *) say "second line: $pf" ;;
 esac

@@ -43,10 +43,12 @@ void ldx_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldx_rule_cost *out
 void ldx_scanner_signal_cost(const ldx_scanner *s, size_t rule, size_t sig, ldx_rule_cost *out);
 /* The prefilter's own share (Vectorscan over the batches of lines): bytes it scanned
  * (the text once per database: twice when user rules have one of their own next to the
- * built-in one), its time, and the (line, signal) pairs it handed to PCRE2. All zero
- * without it. */
+ * built-in one), its time, and the (line, signal) pairs it handed to PCRE2; the lines
+ * it was given, and those of them whose result the line memo knew (a line that differs
+ * from an earlier one only in its digits is not scanned again). All zero without it. */
 typedef struct {
     uint64_t bytes, ns, pairs;
+    uint64_t lines, known;
 } ldx_prefilter_cost;
 void ldx_scanner_prefilter_cost(const ldx_scanner *s, ldx_prefilter_cost *out);
 /* Tail signals (`tail: N`, matched on the log's last lines once they are known): how

@@ -501,6 +501,10 @@ static int rules_profile(cli_opts *o)
                "%llu (line, signal) pairs handed to PCRE2",
                (double)pf.bytes / (big ? 1e6 : 1e3), big ? "MB" : "kB", (double)pf.ns / 1e6,
                pf.ns ? (double)pf.bytes * 1e3 / (double)pf.ns : 0.0, (unsigned long long)pf.pairs);
+        if (pf.lines)
+            printf("; %llu of %llu lines known by their template (%.1f%%)",
+                   (unsigned long long)pf.known, (unsigned long long)pf.lines,
+                   100.0 * (double)pf.known / (double)pf.lines);
     } else {
         printf("prefilter: not in use (PCRE2 alone): every signal ran on every line");
     }

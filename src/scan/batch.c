@@ -39,17 +39,18 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
     ldxi_batch *b = hc->b;
     uint32_t g = hc->part->map[id]; /* a signal of the ruleset, or a special */
     if (g == LDXI_HS_IGNORE) return 0;
-    /* the line holding the match's last byte; bl[] is sorted by offset. Matches come
-     * mostly in order of their end, so walk on from the last line found; jump by binary
-     * search when one does not */
+    /* the template holding the match's last byte; tl[] is sorted by offset. Matches
+     * come mostly in order of their end, so walk on from the last one found; jump by
+     * binary search when one does not */
+    const ldxi_tline *tl = b->tl;
     size_t end = to ? (size_t)to - 1 : 0, lo = hc->cursor;
-    if (b->bl[lo].off <= end)
-        while (lo + 1 < b->nbl && b->bl[lo + 1].off <= end && lo - hc->cursor < 8) lo++;
-    if (b->bl[lo].off > end || (lo + 1 < b->nbl && b->bl[lo + 1].off <= end)) {
-        size_t x = 0, y = b->nbl;
+    if (tl[lo].off <= end)
+        while (lo + 1 < b->ntl && tl[lo + 1].off <= end && lo - hc->cursor < 8) lo++;
+    if (tl[lo].off > end || (lo + 1 < b->ntl && tl[lo + 1].off <= end)) {
+        size_t x = 0, y = b->ntl;
         while (y - x > 1) {
             size_t mid = (x + y) / 2;
-            if (b->bl[mid].off <= end) x = mid;
+            if (tl[mid].off <= end) x = mid;
             else y = mid;
         }
         lo = x;
@@ -66,7 +67,7 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
             b->failed = true;
             return 1; /* stop: every line will be confirmed instead */
         }
-        b->ph[b->nph++] = (ldxi_phit){(uint32_t)lo, g};
+        b->ph[b->nph++] = (ldxi_phit){tl[lo].line, g};
     }
     return 0;
 }
@@ -113,11 +114,9 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
     struct timespec t0, t1;
     /* timed always (for rules profile): two clock reads a 256 KiB batch cost nothing */
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + 1, 1) != LDX_OK) b->failed = true;
-    else ldxi_digits_template(b->buf, b->len, b->tbuf);
-    for (int pi = 0; pi < h->nparts && !b->failed; pi++) {
+    for (int pi = 0; pi < h->nparts && b->tlen && !b->failed; pi++) {
         hit_ctx hc = {h, b, &h->part[pi], 0};
-        int r = ldxi_hs_scan(h->part[pi].db, b->tbuf, (unsigned)b->len, scratch, on_hit, &hc);
+        int r = ldxi_hs_scan(h->part[pi].db, b->tbuf, (unsigned)b->tlen, scratch, on_hit, &hc);
         /* a scan that failed found nothing: this batch is matched line by line instead
          * (on_hit stops a scan only after marking the batch failed) */
         if (r != HS_SUCCESS) b->failed = true;
@@ -183,46 +182,174 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     }
 }
 
+/* The templates of a batch's lines (digits.c): a line whose template the memo knows
+ * takes its result from there; the first line of each other template goes to the
+ * prefilter (its template, which is all the prefilter ever sees of it). */
+static bool templates(ldxi_batch *b, ldxi_worker *w)
+{
+    ldxi_memo_begin(&w->memo);
+    if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + 1, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->tl, &b->tlcap, b->nbl + 1, sizeof(ldxi_tline)) != LDX_OK)
+        return false;
+    size_t tlen = 0, ntl = 0;
+    uint64_t known = 0;
+    for (size_t l = 0; l < b->nbl; l++) {
+        ldxi_bline *bl = &b->bl[l];
+        char *t = b->tbuf + tlen;
+        uint64_t hash = ldxi_memo_template(b->buf + bl->off, bl->len, t);
+        bool fresh;
+        bl->memo = ldxi_memo_lookup(&w->memo, t, bl->len, hash, &fresh);
+        if (bl->memo != LDXI_MEMO_NONE && !fresh) {
+            known++; /* known, or its first line is earlier in this batch */
+            continue;
+        }
+        b->tl[ntl++] = (ldxi_tline){tlen, (uint32_t)l};
+        tlen += bl->len;
+        b->tbuf[tlen++] = '\n';
+    }
+    b->tlen = tlen;
+    b->ntl = ntl;
+    b->known = known;
+    return true;
+}
+
+/* The candidates of line l, its prefilter hits ph[p0, p1) and the always list merged in
+ * signal (rule-major) order, matched with PCRE2. With e, the memo entry of its
+ * template, the line is the template's first: what PCRE2 found for its digit-blind
+ * signals holds for every line of the template and is kept there; the other
+ * candidates (patterns that look at digits, rules over their time budget, or every one
+ * when a match limit struck) will run on each line. */
+static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t l,
+                       size_t p0, size_t p1, ldxi_memo_entry *e)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    size_t q = p0, a = 0, nc = 0;
+    bool limited = false;
+    w->seq++; /* what try_signal() remembers is for this line only */
+    for (;;) {
+        while (q < p1 && b->ph[q].id >= h->nsig) q++;
+        uint32_t gq = q < p1 ? b->ph[q].id : UINT32_MAX;
+        uint32_t ga = a < h->nalways ? h->always[a] : UINT32_MAX;
+        if (gq == UINT32_MAX && ga == UINT32_MAX) break;
+        uint32_t g = gq <= ga ? gq : ga;
+        if (gq == g) q++;
+        if (ga == g) a++;
+        if (!e) {
+            try_signal(s, b, w, l, g);
+            continue;
+        }
+        ldxi_sigref ref = h->refs[g];
+        bool off = __atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED);
+        uint64_t lim = b->rc[ref.rule].limit_hits;
+        size_t nm = b->nm;
+        try_signal(s, b, w, l, g);
+        if (b->failed) return;
+        limited |= b->rc[ref.rule].limit_hits != lim;
+        if (ldxi_grow((void **)&w->cand, &w->candcap, nc + 1, sizeof *w->cand) != LDX_OK) {
+            b->failed = true;
+            return;
+        }
+        w->cand[nc++] = (struct ldxi_cand){g, b->nm > nm ? (uint32_t)nm : UINT32_MAX,
+                                           off || !s->blind[g]};
+    }
+    if (!e) return;
+    ldxi_memo *mm = &w->memo;
+    size_t ncaps = 0;
+    for (size_t c = 0; c < nc; c++) {
+        const ldxi_sigref ref = h->refs[w->cand[c].g];
+        ncaps += s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+    }
+    if (!ldxi_memo_reserve(mm, nc, 2 * ncaps)) {
+        b->failed = true;
+        return;
+    }
+    e->item = (uint32_t)mm->nitems;
+    for (size_t c = 0; c < nc; c++) {
+        struct ldxi_cand cd = w->cand[c];
+        if (limited || cd.run) {
+            mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, LDXI_MEMO_RUN};
+        } else if (cd.m != UINT32_MAX) {
+            const ldxi_sigref ref = h->refs[cd.g];
+            size_t k = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+            const size_t *co = b->co + b->m[cd.m].co;
+            mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, (uint32_t)mm->nco};
+            for (size_t i = 0; i < k; i++)
+                mm->co[mm->nco++] = co[i] == SIZE_MAX ? UINT32_MAX : (uint32_t)co[i];
+        }
+    }
+    e->nitems = (uint32_t)(mm->nitems - e->item);
+    e->state = LDXI_MEMO_READY;
+}
+
+/* A line whose template the memo knows: its matches as remembered, and PCRE2 for the
+ * signals that must see the line itself. */
+static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t l,
+                   const ldxi_memo_entry *e)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    const ldxi_memo *mm = &w->memo;
+    w->seq++;
+    for (uint32_t k = 0; k < e->nitems && !b->failed; k++) {
+        ldxi_memo_item it = mm->items[e->item + k];
+        if (it.co == LDXI_MEMO_RUN) {
+            b->pf_pairs++;
+            try_signal(s, b, w, l, it.g);
+            continue;
+        }
+        ldxi_sigref ref = h->refs[it.g];
+        if (__atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED)) continue;
+        size_t n = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+        if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK ||
+            ldxi_grow((void **)&b->co, &b->cocap, b->nco + n, sizeof(size_t)) != LDX_OK) {
+            b->failed = true;
+            return;
+        }
+        b->m[b->nm++] = (ldxi_match){l, it.g, (uint32_t)b->nco};
+        for (size_t i = 0; i < n; i++)
+            b->co[b->nco++] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
+        ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
+    }
+}
+
 static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
 {
     const ldxi_hsdb *h = s->rs->hs;
     memset(b->rc, 0, s->rs->n * sizeof(ldxi_rulecount));
     b->nm = b->nco = 0;
     b->pf_pairs = 0;
-    prefilter(h, b, w->scratch);
-    if (b->failed) return; /* applied with the plain engine */
+    b->nph = 0;
+    b->failed = !templates(b, w);
+    if (!b->failed) prefilter(h, b, w->scratch);
     size_t p = 0;
-    /* only the lines with a hit, unless some signals run on every line */
-    bool every = h->nalways > 0;
-    for (uint32_t l = every || !b->nph ? 0 : b->ph[0].line; l < b->nbl && !b->failed;
-         l = every ? l + 1 : p < b->nph ? b->ph[p].line : (uint32_t)b->nbl) {
-        size_t p0 = p;
-        uint8_t hints = 0;
-        while (p < b->nph && b->ph[p].line == l) {
-            uint32_t id = b->ph[p].id;
-            if (id == h->nsig + LDXI_HS_LAUNCHER) hints |= LDXI_HINT_LAUNCHER;
-            if (id == h->nsig + LDXI_HS_VERSIONS) hints |= LDXI_HINT_VERSIONS;
-            b->pf_pairs += id < h->nsig;
-            p++;
-        }
-        b->bl[l].hints = hints;
-        w->seq++; /* what try_signal() remembers is for this line only */
-        /* the hits and the always list merged, in signal (rule-major) order */
-        size_t q = p0, a = 0, nm0 = b->nm;
-        for (;;) {
-            while (q < p && b->ph[q].id >= h->nsig) q++;
-            uint32_t gq = q < p ? b->ph[q].id : UINT32_MAX;
-            uint32_t ga = a < h->nalways ? h->always[a] : UINT32_MAX;
-            if (gq == UINT32_MAX && ga == UINT32_MAX) break;
-            uint32_t g = gq <= ga ? gq : ga;
-            if (gq == g) q++;
-            if (ga == g) a++;
-            try_signal(s, b, w, l, g);
+    for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
+        ldxi_bline *bl = &b->bl[l];
+        ldxi_memo_entry *e = bl->memo != LDXI_MEMO_NONE ? &w->memo.slot[bl->memo] : NULL;
+        size_t nm0 = b->nm;
+        if (e && e->state == LDXI_MEMO_READY) {
+            bl->hints = e->hints;
+            if (e->nitems) recall(s, b, w, l, e);
+        } else {
+            /* the prefilter saw this line: the first of its template, or one the memo
+             * has no room for */
+            size_t p0 = p;
+            uint8_t hints = 0;
+            while (p < b->nph && b->ph[p].line == l) {
+                uint32_t id = b->ph[p].id;
+                if (id == h->nsig + LDXI_HS_LAUNCHER) hints |= LDXI_HINT_LAUNCHER;
+                if (id == h->nsig + LDXI_HS_VERSIONS) hints |= LDXI_HINT_VERSIONS;
+                b->pf_pairs += id < h->nsig;
+                p++;
+            }
+            bl->hints = hints;
+            if (e) e->hints = hints;
+            match_line(s, b, w, l, p0, p, e);
         }
         /* a matched line's rank, here rather than where the batch is applied: that is
          * the one thread all batches go through */
-        if (b->nm > nm0) b->bl[l].rank = ldx_line_rank(b->buf + b->bl[l].off, b->bl[l].len);
+        if (b->nm > nm0) bl->rank = ldx_line_rank(b->buf + bl->off, bl->len);
     }
+    /* a batch matched line by line leaves templates half done: forget them all */
+    if (b->failed) ldxi_memo_clear(&w->memo);
 }
 
 /* ---- applying: on the scanner's thread, in input order ---- */
@@ -262,8 +389,10 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         }
         ldxi_scan_materialize(s);
         for (size_t i = 0; i < s->rs->n; i++)
-            if (b->rc[i].calls) ldxi_scan_count(s, i, &b->rc[i]);
-        s->pf.bytes += (uint64_t)b->len * (uint64_t)h->nparts; /* once per database */
+            if (b->rc[i].calls || b->rc[i].matches) ldxi_scan_count(s, i, &b->rc[i]);
+        s->pf.bytes += (uint64_t)b->tlen * (uint64_t)h->nparts; /* once per database */
+        s->pf.lines += b->nbl;
+        s->pf.known += b->known;
         s->pf.ns += b->pf_ns;
         s->pf.pairs += b->pf_pairs;
     }
@@ -381,7 +510,7 @@ bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
                    ? ldx_strip_ansi(line->text, len, dst)
                    : (memcpy(dst, line->text, len), len);
     dst[n] = '\n';
-    b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno, 0, -1};
+    b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno, 0, -1, LDXI_MEMO_NONE};
     b->len += n + 1;
     if (b->len >= BATCH_BYTES) hand_on(s);
     return true;
@@ -411,6 +540,10 @@ static void worker_fini(ldxi_worker *w)
     pcre2_match_data_free(w->md);
     free(w->stamp);
     free(w->res);
+    free(w->cand);
+    ldxi_memo_free(&w->memo);
+    w->cand = NULL;
+    w->candcap = 0;
     w->scratch = NULL;
     w->md = NULL;
     w->stamp = NULL;
@@ -435,6 +568,7 @@ static void free_batch(ldxi_batch *b)
 {
     free(b->buf);
     free(b->tbuf);
+    free(b->tl);
     free(b->bl);
     free(b->ph);
     free(b->ph2);
@@ -455,6 +589,13 @@ static void free_batches(ldx_scanner *s)
 
 ldx_status ldxi_batch_init(ldx_scanner *s)
 {
+    const ldxi_hsdb *h = s->rs->hs;
+    s->blind = calloc(h->nsig ? h->nsig : 1, sizeof(bool));
+    if (!s->blind) return LDX_ENOMEM;
+    for (uint32_t g = 0; g < h->nsig; g++) {
+        const ldxi_rule *r = s->rs->rules[h->refs[g].rule];
+        s->blind[g] = ldxi_re_digit_blind(r->info.signals[h->refs[g].sig].pattern);
+    }
     ldx_status st = worker_init(s, &s->own, NULL);
     return st == LDX_OK ? make_batches(s, 1) : st;
 }
@@ -483,6 +624,8 @@ void ldxi_batch_free(ldx_scanner *s)
     stop_workers(s);
     free_batches(s);
     worker_fini(&s->own);
+    free(s->blind);
+    s->blind = NULL;
 }
 
 ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n)

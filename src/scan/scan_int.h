@@ -8,6 +8,7 @@
 #include "logdx/scan.h"
 #include "../rules/ruleset_int.h"
 #include "launcher.h"
+#include "memo.h"
 #include "../core/version.h"
 
 #define LDXI_EV_FIRST 3      /* evidence kept per signal: the first few hits ... */
@@ -71,7 +72,13 @@ typedef struct {
     uint64_t lineno;
     uint8_t hints;       /* LDXI_HINT_*: structure readers that want the line */
     int rank;            /* ldx_line_rank, once the line has a match */
+    uint32_t memo;       /* the memo entry of its template, or LDXI_MEMO_NONE */
 } ldxi_bline;
+
+typedef struct {
+    size_t off;          /* a template the prefilter scans, in tbuf */
+    uint32_t line;       /* its batch line */
+} ldxi_tline;
 
 enum { LDXI_HINT_LAUNCHER = 1, LDXI_HINT_VERSIONS = 2 };
 
@@ -94,8 +101,11 @@ typedef struct {
 typedef struct {
     char *buf;
     size_t len, cap;
-    char *tbuf;          /* the templates the prefilter scans (digits.c) */
-    size_t tcap;
+    char *tbuf;          /* the templates the prefilter scans (digits.c): of the lines */
+    size_t tlen, tcap;   /* the memo does not know */
+    ldxi_tline *tl;
+    size_t ntl, tlcap;
+    uint64_t known;      /* lines the memo knew */
     ldxi_bline *bl;
     size_t nbl, blcap;
     ldxi_phit *ph;
@@ -127,6 +137,13 @@ typedef struct {
      * made there (UINT32_MAX: none), so that signals sharing it share the run */
     uint64_t *stamp, seq;
     uint32_t *res;
+    ldxi_memo memo;      /* what the lines of each template matched (memo.h) */
+    struct ldxi_cand {
+        uint32_t g;
+        uint32_t m;      /* its match in the batch, UINT32_MAX: none */
+        bool run;        /* not to be remembered: PCRE2 runs on every line */
+    } *cand;             /* a remembered line's candidates */
+    size_t candcap;
 } ldxi_worker;
 
 /* What the current line says about itself: its rank on its first hit, the rest of its
@@ -168,6 +185,7 @@ struct ldx_scanner {
     /* the prefilter engine (batch.c): lines are batched, scanned at once, confirmed by
      * PCRE2, on worker threads when there are any, and applied here in order */
     ldxi_batch *bt;                      /* a ring of nbt */
+    bool *blind;                         /* per signal g: its pattern is digit-blind */
     int nbt;
     uint64_t filled, claimed, applied;   /* batches handed on, taken by a worker, applied */
     ldxi_worker own;                     /* this thread's, when it matches batches itself */
@@ -212,6 +230,8 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *
  * the same pattern on the line (no time: nothing ran), so that every signal's matches
  * are its own whatever it shares. */
 void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_rulecount *rc);
+/* Counts a match of signal k of rule i that the memo knew (a match, no run). */
+void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
 void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
 void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co);
 void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,

@@ -398,6 +398,13 @@ void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_r
     sig_count(s, i, k, hit, 0);
 }
 
+void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc)
+{
+    rc->matches++;
+    if (!s->profile || !s->sig_prof) return;
+    __atomic_fetch_add(&s->sig_prof[3 * (s->rule_base[i] + k) + 1], 1, __ATOMIC_RELAXED);
+}
+
 /* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
  * go to rc, and ldxi_scan_count() adds them to the scanner. */
 bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,

@@ -1,0 +1,124 @@
+/* The line memo (memo.h): templates and their hash table. */
+#include "memo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+
+/* Templates are written and hashed 16 bytes at a time with SSE2 (every x86-64), else a
+ * byte at a time; -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
+#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
+#define MEMO_SSE2 1
+#include <emmintrin.h>
+#endif
+
+#define MEMO_SLOTS 16384u               /* entries at most: 3/4 of them */
+#define MEMO_KEEP (MEMO_SLOTS / 2)      /* a batch starts with at most this many */
+#define MEMO_KEY_BYTES ((size_t)4 << 20) /* ... and at most this many template bytes */
+#define MEMO_ITEMS ((size_t)1 << 20)    /* ... items and capture offsets */
+
+static const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
+
+static uint64_t mix(uint64_t h, uint64_t w, uint64_t k)
+{
+    h = (h ^ w) * k;
+    return h ^ (h >> 29);
+}
+
+uint64_t ldxi_memo_template(const char *src, size_t n, char *dst)
+{
+    uint64_t h1 = K2 ^ n, h2 = K1;
+    size_t i = 0;
+#ifdef MEMO_SSE2
+    const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1),
+                  zero = _mm_set1_epi8('0');
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(src + i));
+        /* signed compares: bytes from 0x80 up are negative, never digits */
+        __m128i d = _mm_and_si128(_mm_cmpgt_epi8(v, below), _mm_cmplt_epi8(v, above));
+        v = _mm_or_si128(_mm_andnot_si128(d, v), _mm_and_si128(d, zero));
+        _mm_storeu_si128((__m128i *)(dst + i), v);
+        h1 = mix(h1, (uint64_t)_mm_cvtsi128_si64(v), K1);
+        h2 = mix(h2, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)), K2);
+    }
+#endif
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        for (size_t k = 0; k < 8; k++) {
+            unsigned char c = (unsigned char)src[i + k];
+            dst[i + k] = (char)((unsigned)(c - '0') < 10u ? '0' : c);
+        }
+        memcpy(&w, dst + i, 8);
+        h1 = mix(h1, w, K1);
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        for (size_t k = i; k < n; k++) {
+            unsigned char c = (unsigned char)src[k];
+            dst[k] = (char)((unsigned)(c - '0') < 10u ? '0' : c);
+        }
+        memcpy(&w, dst + i, n - i);
+        h2 = mix(h2, w, K2);
+    }
+    uint64_t h = h1 ^ (h2 * K1);
+    h ^= h >> 32;
+    return h * K2;
+}
+
+void ldxi_memo_free(ldxi_memo *m)
+{
+    free(m->slot);
+    free(m->keys);
+    free(m->items);
+    free(m->co);
+    memset(m, 0, sizeof *m);
+}
+
+void ldxi_memo_begin(ldxi_memo *m)
+{
+    if (!m->slot) {
+        m->slot = calloc(MEMO_SLOTS, sizeof *m->slot);
+        m->nslot = m->slot ? MEMO_SLOTS : 0;
+        return;
+    }
+    if (m->used <= MEMO_KEEP && m->nkeys <= MEMO_KEY_BYTES && m->nitems <= MEMO_ITEMS &&
+        m->nco <= MEMO_ITEMS)
+        return;
+    /* full: start over (the templates of a log come back within a few batches) */
+    ldxi_memo_clear(m);
+}
+
+void ldxi_memo_clear(ldxi_memo *m)
+{
+    if (m->slot) memset(m->slot, 0, m->nslot * sizeof *m->slot);
+    m->used = 0;
+    m->nkeys = m->nitems = m->nco = 0;
+}
+
+uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh)
+{
+    *fresh = false;
+    if (!m->nslot || n > LDXI_MEMO_LINE_MAX) return LDXI_MEMO_NONE;
+    uint32_t mask = m->nslot - 1, i = (uint32_t)h & mask;
+    for (;; i = (i + 1) & mask) {
+        ldxi_memo_entry *e = &m->slot[i];
+        if (!e->state) break;
+        if (e->hash == h && e->len == n && memcmp(m->keys + e->key, t, n) == 0) return i;
+    }
+    if (m->used >= m->nslot / 4 * 3 ||
+        ldxi_grow((void **)&m->keys, &m->kcap, m->nkeys + n + 1, 1) != LDX_OK)
+        return LDXI_MEMO_NONE;
+    memcpy(m->keys + m->nkeys, t, n);
+    m->slot[i] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING};
+    m->nkeys += n;
+    m->used++;
+    *fresh = true;
+    return i;
+}
+
+bool ldxi_memo_reserve(ldxi_memo *m, size_t k, size_t c)
+{
+    return ldxi_grow((void **)&m->items, &m->icap, m->nitems + k, sizeof *m->items) == LDX_OK &&
+           ldxi_grow((void **)&m->co, &m->cocap, m->nco + c, sizeof *m->co) == LDX_OK;
+}

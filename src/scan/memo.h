@@ -1,0 +1,62 @@
+/* The line memo: what the lines of one template matched (see src/rules/digits.c).
+ *
+ * A training log repeats a few hundred line shapes with other numbers in them; the
+ * prefilter and the digit-blind PCRE2 patterns cannot tell those lines apart, so the
+ * first line of a template is matched in full and every later one reuses the result:
+ * the signals that matched, with their capture offsets (the numbers are read from the
+ * line itself), and the signals that must still run on each line (patterns that look
+ * at digits, rules over their time budget). One memo per matching thread; it is
+ * bounded, and emptied when full. Never installed. */
+#ifndef LDX_SCAN_MEMO_H
+#define LDX_SCAN_MEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LDXI_MEMO_LINE_MAX 1024 /* longer lines are matched in full every time */
+#define LDXI_MEMO_RUN UINT32_MAX /* an item whose signal PCRE2 runs on every line */
+#define LDXI_MEMO_NONE UINT32_MAX
+
+typedef struct {
+    uint32_t g;  /* the signal */
+    uint32_t co; /* where its capture offsets start in co[] (2 a capture, UINT32_MAX
+                  * unset), or LDXI_MEMO_RUN */
+} ldxi_memo_item;
+
+enum { LDXI_MEMO_PENDING = 1, LDXI_MEMO_READY };
+
+typedef struct {
+    uint64_t hash;
+    uint32_t key, len;      /* the template, in keys[] */
+    uint32_t item, nitems;  /* items[item, item + nitems), in signal order */
+    uint8_t hints;          /* the structure readers that want the lines (LDXI_HINT_*) */
+    uint8_t state;          /* 0 free, PENDING (its first line not matched yet), READY */
+} ldxi_memo_entry;
+
+typedef struct {
+    ldxi_memo_entry *slot; /* open addressing; nslot a power of two */
+    uint32_t nslot, used;
+    char *keys;
+    size_t nkeys, kcap;
+    ldxi_memo_item *items;
+    size_t nitems, icap;
+    uint32_t *co;
+    size_t nco, cocap;
+} ldxi_memo;
+
+/* Writes the template of src[0..n) to dst[0..n) and returns its hash. */
+uint64_t ldxi_memo_template(const char *src, size_t n, char *dst);
+
+void ldxi_memo_free(ldxi_memo *m);
+/* Before a batch: empties the memo if it is too full to take one more. */
+void ldxi_memo_begin(ldxi_memo *m);
+/* Forgets every template. */
+void ldxi_memo_clear(ldxi_memo *m);
+/* The entry of the template t[0..n) with hash h: found, else a new PENDING one (*fresh
+ * set); LDXI_MEMO_NONE when the memo has no room (or the line is too long). */
+uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh);
+/* Room for k more items and c more capture offsets; false when out of memory. */
+bool ldxi_memo_reserve(ldxi_memo *m, size_t k, size_t c);
+
+#endif
