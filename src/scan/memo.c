@@ -26,23 +26,42 @@ static uint64_t mix(uint64_t h, uint64_t w, uint64_t k)
     return h ^ (h >> 29);
 }
 
+#ifdef MEMO_SSE2
+/* The template of the 16 bytes at src, stored at dst and returned. */
+static inline __m128i template16(const char *src, char *dst)
+{
+    const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1),
+                  zero = _mm_set1_epi8('0');
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
+    /* signed compares: bytes from 0x80 up are negative, never digits */
+    __m128i d = _mm_and_si128(_mm_cmpgt_epi8(v, below), _mm_cmplt_epi8(v, above));
+    v = _mm_or_si128(_mm_andnot_si128(d, v), _mm_and_si128(d, zero));
+    _mm_storeu_si128((__m128i *)(void *)dst, v);
+    return v;
+}
+#endif
+
 uint64_t ldxi_memo_template(const char *src, size_t n, char *dst)
 {
     uint64_t h1 = K2 ^ n, h2 = K1;
-    size_t i = 0;
 #ifdef MEMO_SSE2
-    const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1),
-                  zero = _mm_set1_epi8('0');
-    for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(src + i));
-        /* signed compares: bytes from 0x80 up are negative, never digits */
-        __m128i d = _mm_and_si128(_mm_cmpgt_epi8(v, below), _mm_cmplt_epi8(v, above));
-        v = _mm_or_si128(_mm_andnot_si128(d, v), _mm_and_si128(d, zero));
-        _mm_storeu_si128((__m128i *)(dst + i), v);
-        h1 = mix(h1, (uint64_t)_mm_cvtsi128_si64(v), K1);
-        h2 = mix(h2, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)), K2);
+    if (n >= 16) {
+        /* 16 bytes at a time, the last 16 overlapping the ones before (the hash is still
+         * a function of the template and its length) */
+        for (size_t i = 0;; i += 16) {
+            bool last = i + 16 >= n;
+            if (last) i = n - 16;
+            __m128i v = template16(src + i, dst + i);
+            h1 = mix(h1, (uint64_t)_mm_cvtsi128_si64(v), K1);
+            h2 = mix(h2, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)), K2);
+            if (last) break;
+        }
+        uint64_t h = h1 ^ (h2 * K1);
+        h ^= h >> 32;
+        return h * K2;
     }
 #endif
+    size_t i = 0;
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         for (size_t k = 0; k < 8; k++) {
@@ -64,6 +83,26 @@ uint64_t ldxi_memo_template(const char *src, size_t n, char *dst)
     uint64_t h = h1 ^ (h2 * K1);
     h ^= h >> 32;
     return h * K2;
+}
+
+/* Whether a[0..n) and b[0..n) are equal: a template against a key, mostly 50 to 200
+ * bytes, where a call of memcmp cost as much as the comparison. */
+static inline bool same(const char *a, const char *b, size_t n)
+{
+#ifdef MEMO_SSE2
+    if (n >= 16) {
+        __m128i diff = _mm_setzero_si128();
+        for (size_t i = 0;; i += 16) {
+            bool last = i + 16 >= n;
+            if (last) i = n - 16;
+            diff = _mm_or_si128(diff, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+                                                    _mm_loadu_si128((const __m128i *)(const void *)(b + i))));
+            if (last) break;
+        }
+        return _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) == 0xffff;
+    }
+#endif
+    return memcmp(a, b, n) == 0;
 }
 
 void ldxi_memo_free(ldxi_memo *m)
@@ -104,7 +143,7 @@ uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, boo
     for (;; i = (i + 1) & mask) {
         ldxi_memo_entry *e = &m->slot[i];
         if (!e->state) break;
-        if (e->hash == h && e->len == n && memcmp(m->keys + e->key, t, n) == 0) return i;
+        if (e->hash == h && e->len == n && same(m->keys + e->key, t, n)) return i;
     }
     if (m->used >= m->nslot / 4 * 3 ||
         ldxi_grow((void **)&m->keys, &m->kcap, m->nkeys + n + 1, 1) != LDX_OK)

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LDXI_MEMO_LINE_MAX 1024 /* longer lines are matched in full every time */
+#define LDXI_MEMO_LINE_MAX 65536 /* longer lines are matched in full every time */
 #define LDXI_MEMO_RUN UINT32_MAX /* an item whose signal PCRE2 runs on every line */
 #define LDXI_MEMO_NONE UINT32_MAX
 
