@@ -143,7 +143,7 @@ static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc
 /* One candidate signal on one line. Signals with one pattern (rules that share it, a
  * user's copy of a built-in rule) share its one PCRE2 run on the line. */
 static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t line,
-                       uint32_t g)
+                       uint32_t g, size_t start)
 {
     const ldxi_hsdb *h = s->rs->hs;
     ldxi_sigref ref = h->refs[g];
@@ -170,7 +170,7 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
         }
     }
     const ldxi_bline *bl = &b->bl[line];
-    bool hit = ldxi_scan_match(s, ref.rule, ref.sig, b->buf + bl->off, bl->len, w->md,
+    bool hit = ldxi_scan_match(s, ref.rule, ref.sig, b->buf + bl->off, bl->len, start, w->md,
                                &b->rc[ref.rule], &w->nconfirm);
     if (hit && !keep_match(b, line, g, sc, w->md)) {
         b->failed = true; /* out of memory: this batch is matched again line by line */
@@ -213,6 +213,33 @@ static bool templates(ldxi_batch *b, ldxi_worker *w)
     return true;
 }
 
+/* A signal that looks at digits, on the lines of a template t[0..n): its pattern
+ * widened (digits.c) matches t wherever the pattern matches one of them, at the same
+ * place, so where the widened one first matches t is as early as a match can start on
+ * any of them (*start), and none can match where it does not (false). The template's
+ * first line matched (hit) is a contradiction: then 0, as if nothing were known. */
+static bool where_from(const ldx_scanner *s, ldxi_worker *w, uint32_t g, const char *t,
+                       size_t n, bool hit, uint32_t *start)
+{
+    *start = 0;
+    if (!s->wide[g]) return true;
+    if (!w->wcode[g]) {
+        const ldxi_sigref ref = s->rs->hs->refs[g];
+        const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
+        int err;
+        PCRE2_SIZE off;
+        w->wcode[g] = pcre2_compile((PCRE2_SPTR)s->wide[g], PCRE2_ZERO_TERMINATED, sc->options,
+                                    &err, &off, NULL);
+        if (!w->wcode[g]) return true;
+    }
+    int r = pcre2_match(w->wcode[g], (PCRE2_SPTR)t, n, 0, 0, w->wmd, s->mctx);
+    if (r >= 0) {
+        *start = (uint32_t)pcre2_get_ovector_pointer(w->wmd)[0];
+        return true;
+    }
+    return r != PCRE2_ERROR_NOMATCH || hit;
+}
+
 /* The candidates of line l, its prefilter hits ph[p0, p1) and the always list merged in
  * signal (rule-major) order, matched with PCRE2. With e, the memo entry of its
  * template, the line is the template's first: what PCRE2 found for its digit-blind
@@ -235,14 +262,14 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
         if (gq == g) q++;
         if (ga == g) a++;
         if (!e) {
-            try_signal(s, b, w, l, g);
+            try_signal(s, b, w, l, g, 0);
             continue;
         }
         ldxi_sigref ref = h->refs[g];
         bool off = __atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED);
         uint64_t lim = b->rc[ref.rule].limit_hits;
         size_t nm = b->nm;
-        try_signal(s, b, w, l, g);
+        try_signal(s, b, w, l, g, 0);
         if (b->failed) return;
         limited |= b->rc[ref.rule].limit_hits != lim;
         if (ldxi_grow((void **)&w->cand, &w->candcap, nc + 1, sizeof *w->cand) != LDX_OK) {
@@ -267,12 +294,15 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     for (size_t c = 0; c < nc; c++) {
         struct ldxi_cand cd = w->cand[c];
         if (limited || cd.run) {
-            mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, LDXI_MEMO_RUN};
+            uint32_t start = 0;
+            if (!limited && !where_from(s, w, cd.g, mm->keys + e->key, e->len, cd.m != UINT32_MAX, &start))
+                continue; /* no line of the template can match it */
+            mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, LDXI_MEMO_RUN, start};
         } else if (cd.m != UINT32_MAX) {
             const ldxi_sigref ref = h->refs[cd.g];
             size_t k = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
             const size_t *co = b->co + b->m[cd.m].co;
-            mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, (uint32_t)mm->nco};
+            mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, (uint32_t)mm->nco, 0};
             for (size_t i = 0; i < k; i++)
                 mm->co[mm->nco++] = co[i] == SIZE_MAX ? UINT32_MAX : (uint32_t)co[i];
         }
@@ -293,7 +323,7 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
         ldxi_memo_item it = mm->items[e->item + k];
         if (it.co == LDXI_MEMO_RUN) {
             b->pf_pairs++;
-            try_signal(s, b, w, l, it.g);
+            try_signal(s, b, w, l, it.g, it.start);
             continue;
         }
         ldxi_sigref ref = h->refs[it.g];
@@ -524,7 +554,9 @@ static ldx_status worker_init(ldx_scanner *s, ldxi_worker *w, void *scratch)
     w->md = pcre2_match_data_create(s->rs->max_groups > 4 ? s->rs->max_groups : 4, NULL);
     w->stamp = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint64_t));
     w->res = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint32_t));
-    if (!w->md || !w->stamp || !w->res) return LDX_ENOMEM;
+    w->wcode = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(pcre2_code *));
+    w->wmd = pcre2_match_data_create(1, NULL);
+    if (!w->md || !w->stamp || !w->res || !w->wcode || !w->wmd) return LDX_ENOMEM;
     if (scratch) return hs_clone_scratch(scratch, (hs_scratch_t **)&w->scratch) == HS_SUCCESS
                             ? LDX_OK : LDX_ENOMEM;
     /* one scratch serves every part: each allocation grows it to fit */
@@ -542,6 +574,11 @@ static void worker_fini(ldxi_worker *w)
     free(w->res);
     free(w->cand);
     ldxi_memo_free(&w->memo);
+    for (uint32_t g = 0; w->wcode && g < w->s->rs->hs->nsig; g++) pcre2_code_free(w->wcode[g]);
+    free(w->wcode);
+    pcre2_match_data_free(w->wmd);
+    w->wcode = NULL;
+    w->wmd = NULL;
     w->cand = NULL;
     w->candcap = 0;
     w->scratch = NULL;
@@ -592,9 +629,12 @@ ldx_status ldxi_batch_init(ldx_scanner *s)
     const ldxi_hsdb *h = s->rs->hs;
     s->blind = calloc(h->nsig ? h->nsig : 1, sizeof(bool));
     if (!s->blind) return LDX_ENOMEM;
+    s->wide = calloc(h->nsig ? h->nsig : 1, sizeof(char *));
+    if (!s->wide) return LDX_ENOMEM;
     for (uint32_t g = 0; g < h->nsig; g++) {
-        const ldxi_rule *r = s->rs->rules[h->refs[g].rule];
-        s->blind[g] = ldxi_re_digit_blind(r->info.signals[h->refs[g].sig].pattern);
+        const char *pattern = s->rs->rules[h->refs[g].rule]->info.signals[h->refs[g].sig].pattern;
+        s->blind[g] = ldxi_re_digit_blind(pattern);
+        if (!s->blind[g]) s->wide[g] = ldxi_re_widen_digits(pattern); /* NULL: none */
     }
     ldx_status st = worker_init(s, &s->own, NULL);
     return st == LDX_OK ? make_batches(s, 1) : st;
@@ -626,6 +666,9 @@ void ldxi_batch_free(ldx_scanner *s)
     worker_fini(&s->own);
     free(s->blind);
     s->blind = NULL;
+    for (uint32_t g = 0; s->wide && g < s->rs->hs->nsig; g++) free(s->wide[g]);
+    free(s->wide);
+    s->wide = NULL;
 }
 
 ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n)

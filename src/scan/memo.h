@@ -19,9 +19,11 @@
 #define LDXI_MEMO_NONE UINT32_MAX
 
 typedef struct {
-    uint32_t g;  /* the signal */
-    uint32_t co; /* where its capture offsets start in co[] (2 a capture, UINT32_MAX
-                  * unset), or LDXI_MEMO_RUN */
+    uint32_t g;     /* the signal */
+    uint32_t co;    /* where its capture offsets start in co[] (2 a capture, UINT32_MAX
+                     * unset), or LDXI_MEMO_RUN */
+    uint32_t start; /* LDXI_MEMO_RUN: where on the line a match can start, at the
+                     * earliest */
 } ldxi_memo_item;
 
 enum { LDXI_MEMO_PENDING = 1, LDXI_MEMO_READY };

@@ -138,6 +138,8 @@ typedef struct {
     uint64_t *stamp, seq;
     uint32_t *res;
     ldxi_memo memo;      /* what the lines of each template matched (memo.h) */
+    pcre2_code **wcode;  /* per signal g: its widened pattern, compiled on first use */
+    pcre2_match_data *wmd;
     struct ldxi_cand {
         uint32_t g;
         uint32_t m;      /* its match in the batch, UINT32_MAX: none */
@@ -186,6 +188,8 @@ struct ldx_scanner {
      * PCRE2, on worker threads when there are any, and applied here in order */
     ldxi_batch *bt;                      /* a ring of nbt */
     bool *blind;                         /* per signal g: its pattern is digit-blind */
+    char **wide;                         /* per signal g that is not: the pattern widened
+                                          * for templates (digits.c), or NULL */
     int nbt;
     uint64_t filled, claimed, applied;   /* batches handed on, taken by a worker, applied */
     ldxi_worker own;                     /* this thread's, when it matches batches itself */
@@ -224,8 +228,10 @@ void ldxi_scanner_flush(ldx_scanner *s);
 /* The scanner's steps, shared by the plain engine (scanner.c) and the batch one
  * (batch.c). */
 void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
+/* PCRE2 from text[start]: no match of the signal may start before it (the line memo
+ * knows where the first one can, see batch.c); lookbehinds still see the text before. */
 bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
-                     pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm);
+                     size_t start, pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm);
 /* Counts, as a run of signal k of rule i, the answer it took from another signal's run of
  * the same pattern on the line (no time: nothing ran), so that every signal's matches
  * are its own whatever it shares. */

@@ -408,7 +408,7 @@ void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecou
 /* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
  * go to rc, and ldxi_scan_count() adds them to the scanner. */
 bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
-                     pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm)
+                     size_t start, pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm)
 {
     const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
     pcre2_code *code = ldxi_sig_code(sc);
@@ -419,8 +419,8 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text,
     if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
     /* the JIT entry point skips pcre2_match's checks, which cost as much as a short
      * line's match */
-    int r = sc->jit ? pcre2_jit_match(code, (PCRE2_SPTR)text, len, 0, 0, md, s->mctx)
-                    : pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, md, s->mctx);
+    int r = sc->jit ? pcre2_jit_match(code, (PCRE2_SPTR)text, len, start, 0, md, s->mctx)
+                    : pcre2_match(code, (PCRE2_SPTR)text, len, start, 0, md, s->mctx);
     if (timed) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
@@ -486,7 +486,7 @@ bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size
 {
     const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
     ldxi_rulecount rc = {0};
-    bool m = ldxi_scan_match(s, i, k, text, len, s->md, &rc, &s->nconfirm);
+    bool m = ldxi_scan_match(s, i, k, text, len, 0, s->md, &rc, &s->nconfirm);
     ldxi_scan_count(s, i, &rc);
     if (!m) return false;
     size_t cap[2 * 16], *co = sc->ncaps > 16 ? malloc(2 * sc->ncaps * sizeof(size_t)) : cap;
