@@ -7,7 +7,8 @@
  * shortens a pattern, and one PCRE2 accepts has none left to strip a second time. A
  * subject the pattern matches (the bytes after a NUL, or the pattern's own text) holds
  * one of the strings of its literal set, and the form and the anchor-free pattern match
- * it too (PCRE2 standing in for Vectorscan: they must be supersets). */
+ * it too (PCRE2 standing in for Vectorscan: they must be supersets). The digit
+ * rewrites keep their promises (check_digits). */
 #include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -90,6 +91,68 @@ static void check_superset(const char *p, const char *other, const char *subject
     if (other && matches(p, subject, sn) == 1) FUZZ_CHECK(matches(other, subject, sn) != 0);
 }
 
+/* PCRE2 on subject: 1 with the first match's ovector in ov (up to 8 pairs), 0 for no
+ * match, -1 when it could not tell. */
+static int match_at(pcre2_code *code, const char *subject, size_t sn, PCRE2_SIZE *ov, int *pairs)
+{
+    pcre2_match_data *md = pcre2_match_data_create(8, NULL);
+    pcre2_match_context *mc = pcre2_match_context_create(NULL);
+    int r = -1;
+    if (md && mc) {
+        pcre2_set_match_limit(mc, 100000);
+        int m = pcre2_match(code, (PCRE2_SPTR)subject, sn, 0, 0, md, mc);
+        r = m >= 0 ? 1 : m == PCRE2_ERROR_NOMATCH ? 0 : -1;
+        *pairs = m > 0 ? m : m == 0 ? 8 : 0;
+        if (r == 1) memcpy(ov, pcre2_get_ovector_pointer(md), 2 * (size_t)*pairs * sizeof *ov);
+    }
+    pcre2_match_context_free(mc);
+    pcre2_match_data_free(md);
+    return r;
+}
+
+/* The template promises (digits.c): the widened pattern matches the template of every
+ * subject the pattern matches, starting no later (the line memo starts PCRE2 there);
+ * a digit-blind pattern matches a subject and its template alike, at the same offsets
+ * (the line memo reuses one line's match for the other). */
+static void check_digits(const char *p, const char *subject, size_t sn)
+{
+    int err;
+    PCRE2_SIZE off;
+    pcre2_code *re = pcre2_compile((PCRE2_SPTR)p, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+    if (!re) return;
+    char *t = malloc(sn ? sn : 1);
+    if (!t) {
+        pcre2_code_free(re);
+        return;
+    }
+    ldxi_digits_template(subject, sn, t);
+    PCRE2_SIZE ov[16], tov[16];
+    int pairs = 0, tpairs = 0;
+    int m = match_at(re, subject, sn, ov, &pairs);
+    char *wide = ldxi_re_widen_digits(p);
+    pcre2_code *wre = wide ? pcre2_compile((PCRE2_SPTR)wide, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL) : NULL;
+    FUZZ_CHECK(!wide || wre);
+    if (wre && m == 1) {
+        int wm = match_at(wre, t, sn, tov, &tpairs);
+        FUZZ_CHECK(wm != 0);
+        if (wm == 1) FUZZ_CHECK(tov[0] <= ov[0]);
+    }
+    if (ldxi_re_digit_blind(p)) {
+        int tm = match_at(re, t, sn, tov, &tpairs);
+        if (m >= 0 && tm >= 0) {
+            FUZZ_CHECK(m == tm);
+            if (m == 1) {
+                FUZZ_CHECK(pairs == tpairs);
+                FUZZ_CHECK(memcmp(ov, tov, 2 * (size_t)pairs * sizeof *ov) == 0);
+            }
+        }
+    }
+    pcre2_code_free(wre);
+    free(wide);
+    pcre2_code_free(re);
+    free(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 4096) return 0;
@@ -132,6 +195,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* the subject: what follows the pattern's NUL, or the pattern's own text; and that
      * text without the strings of the set (a match there means one was not required) */
     check_strings(p, subject, sn);
+    check_digits(p, subject, sn);
     ldxi_lits set;
     if (ldxi_literal_strings(p, &set, &ci)) {
         char *t = malloc(pn + 1);
