@@ -287,6 +287,108 @@ static void test_anchored_patterns(void **state)
     ldx_ruleset_destroy(b);
 }
 
+/* The line memo (src/scan/memo.c): lines that differ only in their digits share a
+ * template, and the prefilter engine reuses the first one's result for the rest. A
+ * rule with a digit-blind signal whose values it follows, and signals that look at
+ * digits (a digit class, a negative lookahead over a digit, literal digits), over a
+ * log of a few templates whose lines do and do not match them, across several batches
+ * and with two threads: every signal must count what PCRE2 alone counts, and the trend
+ * read from the remembered capture offsets must hold the same values. */
+static const char template_rule[] =
+    "id: t-templates\ntitle: t\nclass: training_hang\nseverity: low\n"
+    "signals:\n"
+    "  loss: {pattern: 'loss=(?<v>\\d+\\.\\d+)'}\n"
+    "  code: {pattern: 'exit code (?<code>13[7-9])\\b'}\n"
+    "  rc: {pattern: 'rc=(?!0\\b)(?<rc>-?\\d+)', role: context}\n"
+    "  skip: {pattern: 'skipped: (?<n>[1-9]\\d*)', role: context}\n"
+    "condition: rising(loss.v, 3) and count(code) >= 1\n"
+    "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
+    "verify: [v]\nreferences: [https://example.com]\n"
+    "examples:\n  match:\n    - |\n      step 1 loss=0.50 rc=1\n      step 2 loss=0.70 rc=0\n"
+    "      step 3 loss=0.90 rc=-1\n      job 2 exit code 137\n"
+    "  no_match:\n    - job 2 exit code 130\n";
+
+static ldx_ruleset *load_templates(const char *engine)
+{
+    if (engine) setenv("LOGDX_ENGINE", engine, 1);
+    setenv("LOGDX_NO_CACHE", "1", 1);
+    ldx_msgs *m;
+    ldx_compiler *c;
+    ldx_ruleset *rs = NULL;
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&c, m), LDX_OK);
+    assert_int_equal(ldx_compiler_add_buffer(c, "t.yaml", template_rule, sizeof template_rule - 1, false),
+                     LDX_OK);
+    assert_int_equal(ldx_compiler_finish(c, &rs), LDX_OK);
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+    unsetenv("LOGDX_ENGINE");
+    unsetenv("LOGDX_NO_CACHE");
+    return rs;
+}
+
+static ldx_file_report *run_threads(const ldx_ruleset *rs, const char *data, size_t len, int threads)
+{
+    ldx_scanner *s;
+    assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
+    ldx_scanner_set_threads(s, threads);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, data, len, "t"), LDX_OK);
+    ldx_file_report *fr = NULL;
+    ldx_analyze(s, r, &fr);
+    ldx_reader_destroy(r);
+    ldx_scanner_destroy(s);
+    return fr;
+}
+
+static void test_templates(void **state)
+{
+    (void)state;
+    ldx_ruleset *a = load_templates(NULL), *b = load_templates("pcre2");
+    size_t n = 40000, cap = n * 40, len = 0;
+    char *log = malloc(cap);
+    assert_non_null(log);
+    for (size_t i = 0; i < n; i++) {
+        switch (i % 4) {
+        case 0:
+            len += (size_t)snprintf(log + len, cap - len, "step %zu loss=%zu.%02zu rc=%d\n", i, i / 100,
+                                    i % 100, (int)(i % 3) - 1);
+            break;
+        case 1: len += (size_t)snprintf(log + len, cap - len, "job %zu exit code %zu\n", i % 7, 130 + i % 10); break;
+        case 2: len += (size_t)snprintf(log + len, cap - len, "skipped: %zu\n", i % 3); break;
+        default: len += (size_t)snprintf(log + len, cap - len, "plain %zu\n", i); break;
+        }
+    }
+    uint64_t ca[4], cb[4];
+    signal_matches(a, log, len, ca);
+    signal_matches(b, log, len, cb);
+    assert_int_equal(cb[0], n / 4);              /* loss */
+    assert_int_equal(cb[1], n / 4 * 2 / 5);      /* 137 and 139 of 131, 135, 139, 133, 137 */
+    assert_true(cb[2] > 0 && cb[2] < n / 4);     /* rc other than 0 */
+    assert_true(cb[3] > 0 && cb[3] < n / 4);     /* skipped 1 or 2 */
+    for (int k = 0; k < 4; k++)
+        if (ca[k] != cb[k]) fail_msg("signal %d: %llu matches with the memo, %llu PCRE2 alone", k,
+                                     (unsigned long long)ca[k], (unsigned long long)cb[k]);
+    ldx_file_report *y = run_threads(b, log, len, 1);
+    assert_int_equal(y->n, 1);
+    assert_int_equal(y->diagnoses[0].ntrends, 1);
+    for (int threads = 1; threads <= 2; threads++) {
+        ldx_file_report *x = run_threads(a, log, len, threads);
+        const char *d = differ(x, y);
+        if (d) fail_msg("%d thread(s): engines differ on lines that share templates: %s", threads, d);
+        const ldx_trend *tx = &x->diagnoses[0].trends[0], *ty = &y->diagnoses[0].trends[0];
+        assert_int_equal(tx->points, ty->points);
+        assert_int_equal(tx->nvalues, ty->nvalues);
+        assert_true(tx->first == ty->first && tx->last == ty->last);
+        assert_memory_equal(tx->values, ty->values, ty->nvalues * sizeof(double));
+        ldx_file_report_destroy(x);
+    }
+    ldx_file_report_destroy(y);
+    free(log);
+    ldx_ruleset_destroy(a);
+    ldx_ruleset_destroy(b);
+}
+
 int main(int argc, char **argv)
 {
     corpus_dir = argc > 1 ? argv[1] : NULL;
@@ -297,6 +399,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_corpus_logs),
         cmocka_unit_test(test_anchored_patterns),
         cmocka_unit_test(test_shuffled_examples),
+        cmocka_unit_test(test_templates),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ldx_ruleset_destroy(fast);
