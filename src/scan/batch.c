@@ -353,7 +353,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     size_t p = 0;
     for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
         ldxi_bline *bl = &b->bl[l];
-        ldxi_memo_entry *e = bl->memo != LDXI_MEMO_NONE ? &w->memo.slot[bl->memo] : NULL;
+        ldxi_memo_entry *e = bl->memo != LDXI_MEMO_NONE ? &w->memo.ent[bl->memo] : NULL;
         size_t nm0 = b->nm;
         if (e && e->state == LDXI_MEMO_READY) {
             bl->hints = e->hints;

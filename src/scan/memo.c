@@ -13,10 +13,11 @@
 #include <emmintrin.h>
 #endif
 
-#define MEMO_SLOTS 16384u               /* entries at most: 3/4 of them */
-#define MEMO_KEEP (MEMO_SLOTS / 2)      /* a batch starts with at most this many */
-#define MEMO_KEY_BYTES ((size_t)4 << 20) /* ... and at most this many template bytes */
-#define MEMO_ITEMS ((size_t)1 << 20)    /* ... items and capture offsets */
+#define MEMO_SLOTS_MIN 1024u             /* the table doubles as entries come, up to */
+#define MEMO_SLOTS_MAX 32768u            /* this many slots, half of them used at most */
+#define MEMO_KEEP (MEMO_SLOTS_MAX / 4)    /* a batch starts with at most this many entries */
+#define MEMO_KEY_BYTES ((size_t)4 << 20)  /* ... and at most this many template bytes */
+#define MEMO_ITEMS ((size_t)1 << 20)      /* ... items and capture offsets */
 
 static const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
 
@@ -108,6 +109,7 @@ static inline bool same(const char *a, const char *b, size_t n)
 void ldxi_memo_free(ldxi_memo *m)
 {
     free(m->slot);
+    free(m->ent);
     free(m->keys);
     free(m->items);
     free(m->co);
@@ -117,43 +119,69 @@ void ldxi_memo_free(ldxi_memo *m)
 void ldxi_memo_begin(ldxi_memo *m)
 {
     if (!m->slot) {
-        m->slot = calloc(MEMO_SLOTS, sizeof *m->slot);
-        m->nslot = m->slot ? MEMO_SLOTS : 0;
+        m->slot = calloc(MEMO_SLOTS_MIN, sizeof *m->slot);
+        m->nslot = m->slot ? MEMO_SLOTS_MIN : 0;
         return;
     }
-    if (m->used <= MEMO_KEEP && m->nkeys <= MEMO_KEY_BYTES && m->nitems <= MEMO_ITEMS &&
-        m->nco <= MEMO_ITEMS)
-        return;
     /* full: start over (the templates of a log come back within a few batches) */
-    ldxi_memo_clear(m);
+    if (m->nent > MEMO_KEEP || m->nkeys > MEMO_KEY_BYTES || m->nitems > MEMO_ITEMS ||
+        m->nco > MEMO_ITEMS)
+        ldxi_memo_clear(m);
 }
 
 void ldxi_memo_clear(ldxi_memo *m)
 {
     if (m->slot) memset(m->slot, 0, m->nslot * sizeof *m->slot);
-    m->used = 0;
-    m->nkeys = m->nitems = m->nco = 0;
+    m->nent = m->nkeys = m->nitems = m->nco = 0;
+}
+
+/* Twice the slots, the entries placed again. */
+static bool grow(ldxi_memo *m)
+{
+    uint32_t n = m->nslot * 2, mask = n - 1;
+    uint64_t *slot = calloc(n, sizeof *slot);
+    if (!slot) return false;
+    for (size_t x = 0; x < m->nent; x++) {
+        uint64_t h = m->ent[x].hash;
+        uint32_t i = (uint32_t)h & mask;
+        while (slot[i]) i = (i + 1) & mask;
+        slot[i] = (h & 0xffffffff00000000ull) | (uint64_t)(x + 1);
+    }
+    free(m->slot);
+    m->slot = slot;
+    m->nslot = n;
+    return true;
 }
 
 uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh)
 {
     *fresh = false;
     if (!m->nslot || n > LDXI_MEMO_LINE_MAX) return LDXI_MEMO_NONE;
+    uint64_t tag = h & 0xffffffff00000000ull;
     uint32_t mask = m->nslot - 1, i = (uint32_t)h & mask;
     for (;; i = (i + 1) & mask) {
-        ldxi_memo_entry *e = &m->slot[i];
-        if (!e->state) break;
-        if (e->hash == h && e->len == n && same(m->keys + e->key, t, n)) return i;
+        uint64_t v = m->slot[i];
+        if (!v) break;
+        if ((v & 0xffffffff00000000ull) != tag) continue;
+        uint32_t x = (uint32_t)v - 1;
+        const ldxi_memo_entry *e = &m->ent[x];
+        if (e->hash == h && e->len == n && same(m->keys + e->key, t, n)) return x;
     }
-    if (m->used >= m->nslot / 4 * 3 ||
-        ldxi_grow((void **)&m->keys, &m->kcap, m->nkeys + n + 1, 1) != LDX_OK)
+    if ((m->nent + 1) * 2 > m->nslot) {
+        if (m->nslot >= MEMO_SLOTS_MAX || !grow(m)) return LDXI_MEMO_NONE;
+        mask = m->nslot - 1;
+        for (i = (uint32_t)h & mask; m->slot[i]; i = (i + 1) & mask) {}
+    }
+    if (ldxi_grow((void **)&m->keys, &m->kcap, m->nkeys + n + 1, 1) != LDX_OK ||
+        ldxi_grow((void **)&m->ent, &m->entcap, m->nent + 1, sizeof *m->ent) != LDX_OK)
         return LDXI_MEMO_NONE;
     memcpy(m->keys + m->nkeys, t, n);
-    m->slot[i] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING};
+    uint32_t x = (uint32_t)m->nent++;
+    m->ent[x] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING};
+    m->slot[i] = tag | (uint64_t)(x + 1);
     m->nkeys += n;
-    m->used++;
     *fresh = true;
-    return i;
+    return x;
 }
 
 bool ldxi_memo_reserve(ldxi_memo *m, size_t k, size_t c)

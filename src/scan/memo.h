@@ -33,12 +33,16 @@ typedef struct {
     uint32_t key, len;      /* the template, in keys[] */
     uint32_t item, nitems;  /* items[item, item + nitems), in signal order */
     uint8_t hints;          /* the structure readers that want the lines (LDXI_HINT_*) */
-    uint8_t state;          /* 0 free, PENDING (its first line not matched yet), READY */
+    uint8_t state;          /* PENDING (its first line not matched yet) or READY */
 } ldxi_memo_entry;
 
 typedef struct {
-    ldxi_memo_entry *slot; /* open addressing; nslot a power of two */
-    uint32_t nslot, used;
+    /* open addressing, nslot a power of two: entry index + 1 (0: free) in the low 32
+     * bits, the hash's high 32 bits above, so that a probe touches no entry in vain */
+    uint64_t *slot;
+    uint32_t nslot;
+    ldxi_memo_entry *ent;   /* in the order they came: an index stays valid as slots grow */
+    size_t nent, entcap;
     char *keys;
     size_t nkeys, kcap;
     ldxi_memo_item *items;
@@ -55,8 +59,9 @@ void ldxi_memo_free(ldxi_memo *m);
 void ldxi_memo_begin(ldxi_memo *m);
 /* Forgets every template. */
 void ldxi_memo_clear(ldxi_memo *m);
-/* The entry of the template t[0..n) with hash h: found, else a new PENDING one (*fresh
- * set); LDXI_MEMO_NONE when the memo has no room (or the line is too long). */
+/* The index in ent[] of the template t[0..n) with hash h: found, else a new PENDING
+ * entry (*fresh set); LDXI_MEMO_NONE when the memo has no room (or the line is too
+ * long). */
 uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh);
 /* Room for k more items and c more capture offsets; false when out of memory. */
 bool ldxi_memo_reserve(ldxi_memo *m, size_t k, size_t c);
