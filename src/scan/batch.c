@@ -370,6 +370,10 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
                 b->pf_pairs += id < h->nsig;
                 p++;
             }
+            /* the first line of a template: a hint that no line of it can use is dropped */
+            if (e && (hints & LDXI_HINT_VERSIONS) &&
+                !ldxi_versions_possible(b->buf + bl->off, bl->len, w->md))
+                hints &= (uint8_t)~LDXI_HINT_VERSIONS;
             bl->hints = hints;
             if (e) e->hints = hints;
             match_line(s, b, w, l, p0, p, e);

@@ -218,6 +218,11 @@ struct ldx_scanner {
 };
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
+/* Whether a version banner could be read from the line, whatever is known already: one
+ * answer for every line of its template (the version patterns are digit-blind), so the
+ * line memo drops the hint from templates that hold none. Thread-safe with one md per
+ * thread. */
+bool ldxi_versions_possible(const char *text, size_t len, pcre2_match_data *md);
 /* ldx_scanner_version by component index (ldxi_components); NULL for -1 or none seen. */
 const char *ldxi_scanner_version_at(const ldx_scanner *s, int c);
 /* ldx_line_parse for a line whose rank is already known. */

@@ -36,6 +36,7 @@ static const struct {
 
 static pcre2_code *codes[NSOURCES];
 static size_t keylens[NSOURCES];
+static bool blind[NSOURCES]; /* the pattern cannot tell one digit from another */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void compile(void)
@@ -47,20 +48,37 @@ static void compile(void)
                                  &err, &off, NULL);
         if (codes[i]) pcre2_jit_compile(codes[i], PCRE2_JIT_COMPLETE);
         keylens[i] = strlen(sources[i].keyword);
+        blind[i] = ldxi_re_digit_blind(sources[i].pattern);
     }
+}
+
+/* Whether "digit.digit" is in the line: a version needs one. */
+static bool has_number(const char *text, size_t len)
+{
+    for (const char *d = memchr(text, '.', len); d; d = memchr(d + 1, '.', len - (size_t)(d + 1 - text)))
+        if (d > text && d + 1 < text + len && d[-1] >= '0' && d[-1] <= '9' && d[1] >= '0' && d[1] <= '9')
+            return true;
+    return false;
+}
+
+bool ldxi_versions_possible(const char *text, size_t len, pcre2_match_data *md)
+{
+    if (len > 4096 || !has_number(text, len)) return false;
+    pthread_once(&once, compile);
+    for (size_t i = 0; i < NSOURCES; i++) {
+        if (!codes[i] || !blind[i]) return true; /* cannot vouch for the other lines */
+        if (ldxi_memmem(text, len, sources[i].keyword, keylens[i]) &&
+            pcre2_match(codes[i], (PCRE2_SPTR)text, len, 0, 0, md, NULL) >= 0)
+            return true;
+    }
+    return false;
 }
 
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len)
 {
-    if (len > 4096) return;
     /* a version needs "digit.digit": most lines that name a component have none */
-    bool number = false;
-    for (const char *d = memchr(text, '.', len); d && !number;
-         d = memchr(d + 1, '.', len - (size_t)(d + 1 - text)))
-        number = d > text && d + 1 < text + len && d[-1] >= '0' && d[-1] <= '9' &&
-                 d[1] >= '0' && d[1] <= '9';
-    if (!number) return;
+    if (len > 4096 || !has_number(text, len)) return;
     pthread_once(&once, compile);
     for (size_t i = 0; i < NSOURCES; i++) {
         int c = sources[i].component;
