@@ -9,6 +9,7 @@
  * (`-j` on one file); then each is applied to the scanner's state on the calling
  * thread, strictly in input order, exactly as the plain engine would have recorded the
  * lines one by one. Results do not depend on the number of threads. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -128,6 +129,23 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
 
 /* ---- matching: prefilter and PCRE2, on any thread ---- */
 
+/* The numbers in the captures of the match whose offsets start at co[from], for the
+ * trends: read here, on a matching thread, rather than by the thread that applies (with
+ * -j 2 that one is the busier). */
+static bool read_values(ldxi_batch *b, const char *text, size_t from, size_t ncaps)
+{
+    if (!ncaps) return true;
+    if (ldxi_grow((void **)&b->val, &b->valcap, (from + 2 * ncaps) / 2, sizeof(double)) != LDX_OK)
+        return false;
+    for (size_t c = 0; c < ncaps; c++) {
+        const size_t *co = b->co + from + 2 * c;
+        double v;
+        b->val[from / 2 + c] = co[0] != SIZE_MAX && ldxi_parse_quantity(text + co[0], co[1] - co[0], &v)
+                                   ? v : NAN;
+    }
+    return true;
+}
+
 static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc *sc,
                        pcre2_match_data *md)
 {
@@ -136,6 +154,7 @@ static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc
         return false;
     b->m[b->nm++] = (ldxi_match){line, g, (uint32_t)b->nco};
     if (sc->ncaps) ldxi_scan_caps(sc, md, b->co + b->nco);
+    if (!read_values(b, b->buf + b->bl[line].off, b->nco, sc->ncaps)) return false;
     b->nco += 2 * sc->ncaps;
     return true;
 }
@@ -336,7 +355,12 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
         }
         b->m[b->nm++] = (ldxi_match){l, it.g, (uint32_t)b->nco};
         for (size_t i = 0; i < n; i++)
-            b->co[b->nco++] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
+            b->co[b->nco + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
+        if (!read_values(b, b->buf + b->bl[l].off, b->nco, n / 2)) {
+            b->failed = true;
+            return;
+        }
+        b->nco += n;
         ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
     }
 }
@@ -418,7 +442,8 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
                 if ((long)ref.rule != cur) s->rule_lines[ref.rule]++; /* once a line */
                 cur = ref.rule;
                 const size_t *co = b->co ? b->co + b->m[mi].co : NULL; /* NULL: no captures */
-                ldxi_scan_hit(s, ref.rule, ref.sig, text, len, lineno, &lc, co);
+                const double *vals = b->val ? b->val + b->m[mi].co / 2 : NULL;
+                ldxi_scan_hit(s, ref.rule, ref.sig, text, len, lineno, &lc, co, vals);
             }
         }
         ldxi_scan_materialize(s);
@@ -617,6 +642,7 @@ static void free_batch(ldxi_batch *b)
     free(b->last);
     free(b->m);
     free(b->co);
+    free(b->val);
     free(b->rc);
 }
 

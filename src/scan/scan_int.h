@@ -120,10 +120,15 @@ typedef struct {
     size_t nm, mcap;
     size_t *co;          /* their capture offsets */
     size_t nco, cocap;
+    double *val;         /* the number of each capture (val[i / 2] for co[i]), NaN: none:
+                          * read by the matching thread, not the one that applies */
+    size_t valcap;
     ldxi_rulecount *rc;  /* per rule */
     uint64_t pf_ns;      /* the prefilter's time on it */
     uint64_t pf_pairs;   /* the (line, signal) pairs it handed to PCRE2 */
     bool done;           /* matched (by a worker): ready to apply */
+    char pad_[64];       /* batches side by side are written by different threads: no
+                          * cache line of one is another's */
 } ldxi_batch;
 
 /* One matching thread: what it cannot share. */
@@ -146,6 +151,7 @@ typedef struct {
         bool run;        /* not to be remembered: PCRE2 runs on every line */
     } *cand;             /* a remembered line's candidates */
     size_t candcap;
+    char pad_[64];       /* (as for batches) */
 } ldxi_worker;
 
 /* What the current line says about itself: its rank on its first hit, the rest of its
@@ -163,8 +169,6 @@ struct ldx_scanner {
     ldxi_trackstate **trk; /* trk[rule][tracker] */
     pcre2_match_data *md;
     char *clean;          /* the line without ANSI escapes */
-    uint64_t lines;
-    uint64_t truncated;
     ldxi_launcher launcher;
     char versions[LDXI_NCOMPONENTS][32]; /* "" when not seen */
     pcre2_match_context *mctx;           /* match, depth and heap limits */
@@ -215,6 +219,11 @@ struct ldx_scanner {
     uint64_t tail_at;                    /* lines when the tail signals were matched */
     uint64_t *tail_lines;                /* per rule: tail lines that only a tail signal hit */
     uint64_t tail_runs;                  /* PCRE2 runs of the tail signals, last matching */
+    /* counted on every line by the reading thread, apart from what the workers read
+     * (sharing a cache line with rs cost -j 2 a tenth of its time) */
+    char pad_[64];
+    uint64_t lines;
+    uint64_t truncated;
 };
 
 void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
@@ -245,8 +254,10 @@ void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_r
 void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
 void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
 void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co);
+/* A match recorded: co the capture offsets, vals their numbers as ldxi_parse_quantity
+ * reads them (NaN: none), or NULL to read them here. */
 void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
-                   uint64_t lineno, ldxi_linectx *lc, const size_t *co);
+                   uint64_t lineno, ldxi_linectx *lc, const size_t *co, const double *vals);
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
                          bool launcher_hint, bool version_hint);
 void ldxi_scan_materialize(ldx_scanner *s);

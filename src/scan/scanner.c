@@ -313,7 +313,7 @@ void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co)
 
 static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *ss,
                    const char *text, size_t len, uint64_t lineno, ldxi_linectx *lc,
-                   const size_t *co)
+                   const size_t *co, const double *vals)
 {
     const ldxi_sigc *sc = &r->sigs[k];
     need_rank(lc, text, len);
@@ -332,7 +332,8 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
         for (size_t c = 0; ss->nums && c < sc->ncaps; c++) {
             if (co[2 * c] == SIZE_MAX) continue;
             double v;
-            if (ldxi_parse_quantity(text + co[2 * c], co[2 * c + 1] - co[2 * c], &v))
+            if (vals ? !isnan(v = vals[c])
+                     : ldxi_parse_quantity(text + co[2 * c], co[2 * c + 1] - co[2 * c], &v))
                 add_number(&ss->nums[c], rank, v);
         }
     }
@@ -371,10 +372,10 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
 }
 
 void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
-                   uint64_t lineno, ldxi_linectx *lc, const size_t *co)
+                   uint64_t lineno, ldxi_linectx *lc, const size_t *co, const double *vals)
 {
     const ldxi_rule *r = s->rs->rules[i];
-    record(s, r, k, &s->st[i][k], text, len, lineno, lc, co);
+    record(s, r, k, &s->st[i][k], text, len, lineno, lc, co, vals);
     if (r->ntrackers) {
         need_parse(lc, text, len);
         track(s, r, i, k, lineno, &lc->li);
@@ -492,7 +493,7 @@ bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size
     size_t cap[2 * 16], *co = sc->ncaps > 16 ? malloc(2 * sc->ncaps * sizeof(size_t)) : cap;
     if (!co) return false;
     ldxi_scan_caps(sc, s->md, co);
-    ldxi_scan_hit(s, i, k, text, len, lineno, lc, co);
+    ldxi_scan_hit(s, i, k, text, len, lineno, lc, co, NULL);
     if (co != cap) free(co);
     return true;
 }
