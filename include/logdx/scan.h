@@ -26,6 +26,11 @@ void ldx_scanner_reset(ldx_scanner *s);
  * and ldx_analyze() call). */
 ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line);
 void ldx_scanner_flush(ldx_scanner *s);
+/* Feeds whole lines at once (ldx_reader_chunk): the prefilter engine's batches take
+ * them as they are and split them on their worker threads. Where that engine is not in
+ * use, ldx_scanner_takes_chunks() is false; a chunk fed anyway is split here. */
+bool ldx_scanner_takes_chunks(const ldx_scanner *s);
+ldx_status ldx_scanner_chunk(ldx_scanner *s, const ldx_chunk *c);
 /* Threads for one input: batches of lines are matched (prefilter and PCRE2) by n
  * worker threads side by side while this thread reads on, and applied here in input
  * order. Results are identical for any n; a no-op for n < 2 or where the prefilter

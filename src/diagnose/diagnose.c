@@ -509,7 +509,16 @@ ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out)
     ldx_line line;
     ldx_status st;
     uint64_t first_long = 0;
-    while ((st = ldx_reader_next(r, &line)) == LDX_OK) {
+    /* whole lines by the block where the scanner splits them on its own threads; one
+     * at a time where a line straddles blocks (or the scanner wants them so) */
+    bool chunks = ldx_scanner_takes_chunks(s);
+    ldx_chunk c;
+    for (;;) {
+        if (chunks && ldx_reader_chunk(r, LDX_CHUNK_MAX, &c)) {
+            ldx_scanner_chunk(s, &c);
+            continue;
+        }
+        if ((st = ldx_reader_next(r, &line)) != LDX_OK) break;
         if (line.truncated && !first_long) first_long = line.lineno;
         ldx_scanner_line(s, &line);
     }

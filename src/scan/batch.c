@@ -22,6 +22,13 @@
 
 #define BATCH_BYTES ((size_t)256 << 10)
 
+/* Lines are split 16 bytes at a time with SSE2 (every x86-64), else a byte at a time;
+ * -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
+#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
+#define BATCH_SSE2 1
+#include <emmintrin.h>
+#endif
+
 /* ---- the prefilter ---- */
 
 typedef struct {
@@ -201,6 +208,46 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     }
 }
 
+/* The next line end ("\n" or "\r") at or after p; one lies before end. */
+static const char *next_eol(const char *p, const char *end)
+{
+#ifdef BATCH_SSE2
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (; p + 16 <= end; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)));
+        if (m) return p + __builtin_ctz(m);
+    }
+#endif
+    while (*p != '\n' && *p != '\r') p++;
+    return p;
+}
+
+/* Cuts the batch's runs of lines into lines, as ldx_reader_next() would ("\r\n" is one
+ * line end, "\r" alone another), ANSI escapes removed in place: on the matching
+ * thread, so that the reading one only copies blocks. bl[] has room (batch_room). */
+static void split(ldxi_batch *b)
+{
+    b->nbl = 0;
+    for (size_t k = 0; k < b->nseg; k++) {
+        const ldxi_seg *sg = &b->seg[k];
+        char *p = b->buf + sg->off, *end = p + sg->len;
+        const char *esc = memchr(p, 0x1b, sg->len);
+        uint64_t lineno = sg->first_line;
+        while (p < end) {
+            char *eol = (char *)next_eol(p, end);
+            size_t n = (size_t)(eol - p);
+            if (esc && esc < eol) {
+                n = ldx_strip_ansi(p, n, p);
+                esc = memchr(eol, 0x1b, (size_t)(end - eol));
+            }
+            b->bl[b->nbl++] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
+            p = eol + 1;
+            if (*eol == '\r' && p < end && *p == '\n') p++;
+        }
+    }
+}
+
 /* The templates of a batch's lines (digits.c): a line whose template the memo knows
  * takes its result from there; the first line of each other template goes to the
  * prefilter (its template, which is all the prefilter ever sees of it). */
@@ -372,6 +419,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     b->nm = b->nco = 0;
     b->pf_pairs = 0;
     b->nph = 0;
+    split(b);
     b->failed = !templates(b, w);
     if (!b->failed) prefilter(h, b, w->scratch);
     size_t p = 0;
@@ -455,7 +503,8 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         s->pf.ns += b->pf_ns;
         s->pf.pairs += b->pf_pairs;
     }
-    b->len = b->nbl = b->nph = b->nm = b->nco = 0;
+    b->len = b->nbl = b->nph = b->nm = b->nco = b->nseg = 0;
+    b->nlines = 0;
     b->done = false;
 }
 
@@ -517,7 +566,7 @@ static void start_workers(ldx_scanner *s);
 static void hand_on(ldx_scanner *s)
 {
     ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
-    if (!b->nbl) return;
+    if (!b->nseg) return;
     /* threads only for an input of more than one batch: a small log is done sooner
      * than they start */
     if (s->want > 0 && b->len >= BATCH_BYTES) {
@@ -552,26 +601,59 @@ void ldxi_batch_discard(ldx_scanner *s)
         oldest_matched(s)->done = false;
         s->applied++;
     }
-    for (int i = 0; i < s->nbt; i++) s->bt[i].len = s->bt[i].nbl = s->bt[i].nph = 0;
+    for (int i = 0; i < s->nbt; i++) {
+        s->bt[i].len = s->bt[i].nbl = s->bt[i].nph = s->bt[i].nseg = 0;
+        s->bt[i].nlines = 0;
+    }
+}
+
+/* Room in the batch being filled for n more bytes of lines and k more lines (bl[] is
+ * grown here, on the reading thread, so that splitting cannot fail). */
+static ldxi_batch *batch_room(ldx_scanner *s, size_t n, uint64_t k)
+{
+    ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
+    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + n, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->seg, &b->segcap, b->nseg + 1, sizeof(ldxi_seg)) != LDX_OK ||
+        ldxi_grow((void **)&b->bl, &b->blcap, (size_t)(b->nlines + k), sizeof(ldxi_bline)) != LDX_OK) {
+        ldxi_scanner_flush(s); /* what is queued goes first */
+        return NULL;
+    }
+    return b;
+}
+
+/* Adds text[0..n) to the batch, k whole lines from first_line on (a line end after
+ * them when eol is given): to its last run when they follow it. */
+static void add_lines(ldx_scanner *s, ldxi_batch *b, const char *text, size_t n, const char *eol,
+                      uint64_t first_line, uint64_t k)
+{
+    memcpy(b->buf + b->len, text, n);
+    if (eol) b->buf[b->len + n++] = *eol;
+    ldxi_seg *last = b->nseg ? &b->seg[b->nseg - 1] : NULL;
+    if (last && last->off + last->len == b->len && last->first_line + last->lines == first_line) {
+        last->len += n;
+        last->lines += k;
+    } else {
+        b->seg[b->nseg++] = (ldxi_seg){b->len, n, first_line, k};
+    }
+    b->len += n;
+    b->nlines += k;
+    if (b->len >= BATCH_BYTES) hand_on(s);
 }
 
 bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
 {
-    ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
-    size_t len = line->len;
-    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + len + 1, 1) != LDX_OK ||
-        ldxi_grow((void **)&b->bl, &b->blcap, b->nbl + 1, sizeof(ldxi_bline)) != LDX_OK) {
-        ldxi_scanner_flush(s); /* what is queued goes first */
-        return false;
-    }
-    char *dst = b->buf + b->len;
-    size_t n = !line->no_esc && memchr(line->text, 0x1b, len)
-                   ? ldx_strip_ansi(line->text, len, dst)
-                   : (memcpy(dst, line->text, len), len);
-    dst[n] = '\n';
-    b->bl[b->nbl++] = (ldxi_bline){b->len, n, line->lineno, 0, -1, LDXI_MEMO_NONE};
-    b->len += n + 1;
-    if (b->len >= BATCH_BYTES) hand_on(s);
+    ldxi_batch *b = batch_room(s, line->len + 1, 1);
+    if (!b) return false;
+    /* its ANSI escapes go where the batch is split */
+    add_lines(s, b, line->text, line->len, "\n", line->lineno, 1);
+    return true;
+}
+
+bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c)
+{
+    ldxi_batch *b = batch_room(s, c->len, c->lines);
+    if (!b) return false;
+    add_lines(s, b, c->text, c->len, NULL, c->first_line, c->lines);
     return true;
 }
 

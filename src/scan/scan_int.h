@@ -76,6 +76,12 @@ typedef struct {
 } ldxi_bline;
 
 typedef struct {
+    size_t off, len;     /* whole lines in the batch buffer, as they came: each ends with
+                          * a line end ("\n", "\r", "\r\n"), ANSI escapes still in */
+    uint64_t first_line, lines;
+} ldxi_seg;
+
+typedef struct {
     size_t off;          /* a template the prefilter scans, in tbuf */
     uint32_t line;       /* its batch line */
 } ldxi_tline;
@@ -99,8 +105,11 @@ typedef struct {
 
 /* Lines queued for the prefilter, what it found in them, and what PCRE2 confirmed. */
 typedef struct {
-    char *buf;
+    char *buf;           /* runs of lines (segs), split into bl[] by the matching thread */
     size_t len, cap;
+    ldxi_seg *seg;
+    size_t nseg, segcap;
+    uint64_t nlines;     /* in the segs (bl[] has room for them) */
     char *tbuf;          /* the templates the prefilter scans (digits.c): of the lines */
     size_t tlen, tcap;   /* the memo does not know */
     ldxi_tline *tl;
@@ -284,6 +293,9 @@ void ldxi_batch_free(ldx_scanner *s);
 void ldxi_batch_discard(ldx_scanner *s);
 /* Queues a line; false if it could not (the caller scans it with the plain engine). */
 bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line);
+/* A chunk of whole lines (ldx_reader_chunk) for the batches; false when it could not be
+ * queued (then nothing was). */
+bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c);
 
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);
 const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t);

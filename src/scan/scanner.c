@@ -543,6 +543,32 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     return LDX_OK;
 }
 
+bool ldx_scanner_takes_chunks(const ldx_scanner *s) { return s->rs->hs != NULL; }
+
+ldx_status ldx_scanner_chunk(ldx_scanner *s, const ldx_chunk *c)
+{
+    if (s->rs->hs && ldxi_batch_chunk(s, c)) {
+        s->lines += c->lines;
+        return LDX_OK;
+    }
+    /* one line at a time, as the reader would have given them */
+    const char *p = c->text, *end = c->text + c->len;
+    ldx_line line = {.lineno = c->first_line};
+    while (p < end) {
+        const char *eol = p;
+        while (*eol != '\n' && *eol != '\r') eol++;
+        line.text = p;
+        line.len = line.full_len = (size_t)(eol - p);
+        line.no_esc = false;
+        line.truncated = false;
+        ldx_scanner_line(s, &line);
+        line.lineno++;
+        p = eol + 1;
+        if (*eol == '\r' && p < end && *p == '\n') p++;
+    }
+    return LDX_OK;
+}
+
 /* ---- aggregates ---- */
 
 static bool series_trend(const ldxi_series *se, ldxi_func f, double n)

@@ -211,7 +211,8 @@ static size_t reference_lines(const char *d, size_t n, size_t *lens, size_t cap)
 
 /* Random mixes of short lines, "\r", "\n" and "\r\n", long runs without an end and
  * ends on both sides of the 64-byte and 256 KiB boundaries where the reader looks for
- * them: the reader cuts the lines the reference does, from memory and from a file. */
+ * them: the reader cuts the lines the reference does, from memory and from a file, and
+ * its chunks of whole lines (ldx_reader_chunk) hold and number the same lines. */
 static void test_line_ends_random(void **state)
 {
     (void)state;
@@ -231,21 +232,43 @@ static void test_line_ends_random(void **state)
         size_t cap = n + 1, *want = malloc(cap * sizeof(size_t));
         size_t nwant = reference_lines(d, n, want, cap);
         const char *path = tmpfile_with(d, n);
-        for (int src = 0; src < 2; src++) {
+        /* from memory, from a file, and from a file in chunks of whole lines taken in
+         * turn with single lines (as the scanner's batches take them) */
+        size_t *got = malloc(cap * sizeof(size_t));
+        for (int src = 0; src < 3; src++) {
             ldx_reader *r;
             if (src == 0) assert_int_equal(ldx_reader_open_mem(&r, d, n, "mem"), LDX_OK);
             else assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
             ldx_line l;
+            ldx_chunk c;
             size_t k = 0;
-            while (ldx_reader_next(r, &l) == LDX_OK) {
+            for (;;) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if (src == 2 && x % 3 && ldx_reader_chunk(r, 1 + (size_t)(x >> 8) % 300000, &c)) {
+                    assert_true(c.len > 0 && (c.text[c.len - 1] == '\n' || c.text[c.len - 1] == '\r'));
+                    size_t m = reference_lines(c.text, c.len, got, cap);
+                    if (c.first_line != k + 1 || c.lines != m)
+                        fail_msg("round %d: chunk from line %llu of %llu lines, want line %zu, %zu lines",
+                                 round, (unsigned long long)c.first_line, (unsigned long long)c.lines, k + 1, m);
+                    for (size_t j = 0; j < m; j++, k++)
+                        if (k >= nwant || got[j] != want[k])
+                            fail_msg("round %d, chunks: line %zu has %zu bytes, want %zu", round, k + 1,
+                                     got[j], k < nwant ? want[k] : 0);
+                    continue;
+                }
+                if (ldx_reader_next(r, &l) != LDX_OK) break;
                 if (k >= nwant || l.len != want[k] || l.lineno != k + 1)
                     fail_msg("round %d, %s: line %zu has %zu bytes, want %zu of %zu lines", round,
-                             src ? "file" : "memory", k + 1, l.len, k < nwant ? want[k] : 0, nwant);
+                             src == 2 ? "chunks" : src ? "file" : "memory", k + 1, l.len,
+                             k < nwant ? want[k] : 0, nwant);
                 k++;
             }
             assert_int_equal(k, nwant);
             ldx_reader_destroy(r);
         }
+        free(got);
         unlink(path);
         free(want);
         free(d);
