@@ -400,6 +400,18 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
             b->failed = true;
             return;
         }
+        /* a signal with the pattern of one before it on the line (the same head: rules
+         * that share a pattern, a user's copy of a rule) takes its captures and numbers */
+        uint32_t hd = h->same_head[it.g];
+        if (hd != it.g && w->stamp[hd] == w->seq && w->res[hd] != UINT32_MAX) {
+            b->m[b->nm++] = (ldxi_match){l, it.g, b->m[w->res[hd]].co};
+            ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
+            continue;
+        }
+        if (hd == it.g && h->same_next[it.g] != LDXI_HS_IGNORE) {
+            w->stamp[it.g] = w->seq;
+            w->res[it.g] = (uint32_t)b->nm;
+        }
         b->m[b->nm++] = (ldxi_match){l, it.g, (uint32_t)b->nco};
         for (size_t i = 0; i < n; i++)
             b->co[b->nco + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
