@@ -22,13 +22,6 @@
 
 #define BATCH_BYTES ((size_t)256 << 10)
 
-/* Lines are split 16 bytes at a time with SSE2 (every x86-64), else a byte at a time;
- * -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
-#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
-#define BATCH_SSE2 1
-#include <emmintrin.h>
-#endif
-
 /* ---- the prefilter ---- */
 
 typedef struct {
@@ -208,71 +201,51 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     }
 }
 
-/* The next line end ("\n" or "\r") at or after p; one lies before end. */
-static const char *next_eol(const char *p, const char *end)
-{
-#ifdef BATCH_SSE2
-    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
-    for (; p + 16 <= end; p += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)));
-        if (m) return p + __builtin_ctz(m);
-    }
-#endif
-    while (*p != '\n' && *p != '\r') p++;
-    return p;
-}
-
 /* Cuts the batch's runs of lines into lines, as ldx_reader_next() would ("\r\n" is one
- * line end, "\r" alone another), ANSI escapes removed in place: on the matching
- * thread, so that the reading one only copies blocks. bl[] has room (batch_room). */
-static void split(ldxi_batch *b)
+ * line end, "\r" alone another), ANSI escapes removed in place, on the matching thread
+ * (the reading one only copies blocks). Each line's template (digits.c) is made in
+ * the same pass: a line whose template the memo knows takes its result from there;
+ * the first line of each other template goes to the prefilter (its template, which is
+ * all the prefilter ever sees of it). bl[] has room (batch_room). */
+static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
 {
-    b->nbl = 0;
+    ldxi_memo_begin(&w->memo);
+    if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + 32, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
+        return false;
+    size_t tlen = 0, ntl = 0, nbl = 0;
+    uint64_t known = 0;
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
         char *p = b->buf + sg->off, *end = p + sg->len;
-        const char *esc = memchr(p, 0x1b, sg->len);
         uint64_t lineno = sg->first_line;
         while (p < end) {
-            char *eol = (char *)next_eol(p, end);
-            size_t n = (size_t)(eol - p);
-            if (esc && esc < eol) {
+            char *t = b->tbuf + tlen;
+            const char *eol;
+            uint64_t hash;
+            bool esc;
+            size_t n = ldxi_memo_line(p, &eol, t, &hash, &esc);
+            if (esc) { /* rare: the line without its escapes, and that one's template */
                 n = ldx_strip_ansi(p, n, p);
-                esc = memchr(eol, 0x1b, (size_t)(end - eol));
+                hash = ldxi_memo_template(p, n, t);
             }
-            b->bl[b->nbl++] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
-            p = eol + 1;
+            ldxi_bline *bl = &b->bl[nbl];
+            *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
+            bool fresh;
+            bl->memo = ldxi_memo_lookup(&w->memo, t, n, hash, &fresh);
+            if (bl->memo == LDXI_MEMO_NONE || fresh) {
+                b->tl[ntl++] = (ldxi_tline){tlen, (uint32_t)nbl};
+                tlen += n;
+                b->tbuf[tlen++] = '\n';
+            } else {
+                known++; /* known, or its first line is earlier in this batch */
+            }
+            nbl++;
+            p = (char *)eol + 1;
             if (*eol == '\r' && p < end && *p == '\n') p++;
         }
     }
-}
-
-/* The templates of a batch's lines (digits.c): a line whose template the memo knows
- * takes its result from there; the first line of each other template goes to the
- * prefilter (its template, which is all the prefilter ever sees of it). */
-static bool templates(ldxi_batch *b, ldxi_worker *w)
-{
-    ldxi_memo_begin(&w->memo);
-    if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + 1, 1) != LDX_OK ||
-        ldxi_grow((void **)&b->tl, &b->tlcap, b->nbl + 1, sizeof(ldxi_tline)) != LDX_OK)
-        return false;
-    size_t tlen = 0, ntl = 0;
-    uint64_t known = 0;
-    for (size_t l = 0; l < b->nbl; l++) {
-        ldxi_bline *bl = &b->bl[l];
-        char *t = b->tbuf + tlen;
-        uint64_t hash = ldxi_memo_template(b->buf + bl->off, bl->len, t);
-        bool fresh;
-        bl->memo = ldxi_memo_lookup(&w->memo, t, bl->len, hash, &fresh);
-        if (bl->memo != LDXI_MEMO_NONE && !fresh) {
-            known++; /* known, or its first line is earlier in this batch */
-            continue;
-        }
-        b->tl[ntl++] = (ldxi_tline){tlen, (uint32_t)l};
-        tlen += bl->len;
-        b->tbuf[tlen++] = '\n';
-    }
+    b->nbl = nbl;
     b->tlen = tlen;
     b->ntl = ntl;
     b->known = known;
@@ -431,8 +404,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     b->nm = b->nco = 0;
     b->pf_pairs = 0;
     b->nph = 0;
-    split(b);
-    b->failed = !templates(b, w);
+    b->failed = !cut_lines(b, w);
     if (!b->failed) prefilter(h, b, w->scratch);
     size_t p = 0;
     for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
@@ -624,7 +596,8 @@ void ldxi_batch_discard(ldx_scanner *s)
 static ldxi_batch *batch_room(ldx_scanner *s, size_t n, uint64_t k)
 {
     ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
-    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + n, 1) != LDX_OK ||
+    /* 16 bytes to spare: lines are cut 16 bytes at a time (ldxi_memo_line) */
+    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + n + 16, 1) != LDX_OK ||
         ldxi_grow((void **)&b->seg, &b->segcap, b->nseg + 1, sizeof(ldxi_seg)) != LDX_OK ||
         ldxi_grow((void **)&b->bl, &b->blcap, (size_t)(b->nlines + k), sizeof(ldxi_bline)) != LDX_OK) {
         ldxi_scanner_flush(s); /* what is queued goes first */
@@ -649,6 +622,7 @@ static void add_lines(ldx_scanner *s, ldxi_batch *b, const char *text, size_t n,
     }
     b->len += n;
     b->nlines += k;
+    memset(b->buf + b->len, 0, 16); /* what is read past the last line is defined */
     if (b->len >= BATCH_BYTES) hand_on(s);
 }
 

@@ -27,63 +27,109 @@ static uint64_t mix(uint64_t h, uint64_t w, uint64_t k)
     return h ^ (h >> 29);
 }
 
+/* The hash of a template of n bytes: its 16-byte blocks from the start, the last one
+ * (0 to 15 bytes) padded with zeros, each half mixed into a chain of its own. The
+ * same whether the template was made alone (ldxi_memo_template) or while its line was
+ * being cut (ldxi_memo_line). */
+static uint64_t finish(uint64_t h1, uint64_t h2, size_t n)
+{
+    uint64_t h = h1 ^ (h2 * K1) ^ n;
+    h ^= h >> 32;
+    return h * K2;
+}
+
 #ifdef MEMO_SSE2
-/* The template of the 16 bytes at src, stored at dst and returned. */
-static inline __m128i template16(const char *src, char *dst)
+/* The template of the 16 bytes v, stored at dst and returned. */
+static inline __m128i template16(__m128i v, char *dst)
 {
     const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1),
                   zero = _mm_set1_epi8('0');
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)src);
     /* signed compares: bytes from 0x80 up are negative, never digits */
     __m128i d = _mm_and_si128(_mm_cmpgt_epi8(v, below), _mm_cmplt_epi8(v, above));
     v = _mm_or_si128(_mm_andnot_si128(d, v), _mm_and_si128(d, zero));
     _mm_storeu_si128((__m128i *)(void *)dst, v);
     return v;
 }
+
+static inline void mix16(uint64_t *h1, uint64_t *h2, __m128i v)
+{
+    *h1 = mix(*h1, (uint64_t)_mm_cvtsi128_si64(v), K1);
+    *h2 = mix(*h2, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)), K2);
+}
+
+/* v with its bytes from k on zeroed. */
+static inline __m128i keep_below(__m128i v, unsigned k)
+{
+    const __m128i idx = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return _mm_and_si128(v, _mm_cmplt_epi8(idx, _mm_set1_epi8((char)k)));
+}
 #endif
 
 uint64_t ldxi_memo_template(const char *src, size_t n, char *dst)
 {
-    uint64_t h1 = K2 ^ n, h2 = K1;
-#ifdef MEMO_SSE2
-    if (n >= 16) {
-        /* 16 bytes at a time, the last 16 overlapping the ones before (the hash is still
-         * a function of the template and its length) */
-        for (size_t i = 0;; i += 16) {
-            bool last = i + 16 >= n;
-            if (last) i = n - 16;
-            __m128i v = template16(src + i, dst + i);
-            h1 = mix(h1, (uint64_t)_mm_cvtsi128_si64(v), K1);
-            h2 = mix(h2, (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v)), K2);
-            if (last) break;
-        }
-        uint64_t h = h1 ^ (h2 * K1);
-        h ^= h >> 32;
-        return h * K2;
-    }
-#endif
+    uint64_t h1 = K2, h2 = K1;
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        for (size_t k = 0; k < 8; k++) {
+#ifdef MEMO_SSE2
+    for (; i + 16 <= n; i += 16) mix16(&h1, &h2, template16(_mm_loadu_si128((const __m128i *)(const void *)(src + i)), dst + i));
+#endif
+    for (; i + 16 <= n; i += 16) {
+        uint64_t lo, hi;
+        for (size_t k = 0; k < 16; k++) {
             unsigned char c = (unsigned char)src[i + k];
             dst[i + k] = (char)((unsigned)(c - '0') < 10u ? '0' : c);
         }
-        memcpy(&w, dst + i, 8);
-        h1 = mix(h1, w, K1);
+        memcpy(&lo, dst + i, 8);
+        memcpy(&hi, dst + i + 8, 8);
+        h1 = mix(h1, lo, K1);
+        h2 = mix(h2, hi, K2);
     }
-    if (i < n) {
-        uint64_t w = 0;
-        for (size_t k = i; k < n; k++) {
-            unsigned char c = (unsigned char)src[k];
-            dst[k] = (char)((unsigned)(c - '0') < 10u ? '0' : c);
+    char last[16] = {0};
+    for (size_t k = i; k < n; k++) {
+        unsigned char c = (unsigned char)src[k];
+        dst[k] = last[k - i] = (char)((unsigned)(c - '0') < 10u ? '0' : c);
+    }
+    uint64_t lo, hi;
+    memcpy(&lo, last, 8);
+    memcpy(&hi, last + 8, 8);
+    h1 = mix(h1, lo, K1);
+    h2 = mix(h2, hi, K2);
+    return finish(h1, h2, n);
+}
+
+size_t ldxi_memo_line(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc)
+{
+    uint64_t h1 = K2, h2 = K1;
+    size_t i = 0;
+#ifdef MEMO_SSE2
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), es = _mm_set1_epi8(0x1b);
+    __m128i seen_esc = _mm_setzero_si128();
+    for (;; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)));
+        if (m) {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            v = keep_below(v, k);
+            seen_esc = _mm_or_si128(seen_esc, _mm_cmpeq_epi8(v, es));
+            mix16(&h1, &h2, template16(v, dst + i));
+            *eol = p + i + k;
+            *esc = _mm_movemask_epi8(seen_esc) != 0;
+            *hash = finish(h1, h2, i + k);
+            return i + k;
         }
-        memcpy(&w, dst + i, n - i);
-        h2 = mix(h2, w, K2);
+        seen_esc = _mm_or_si128(seen_esc, _mm_cmpeq_epi8(v, es));
+        mix16(&h1, &h2, template16(v, dst + i));
     }
-    uint64_t h = h1 ^ (h2 * K1);
-    h ^= h >> 32;
-    return h * K2;
+#else
+    size_t n = 0;
+    while (p[n] != '\n' && p[n] != '\r') n++;
+    *eol = p + n;
+    *esc = memchr(p, 0x1b, n) != NULL;
+    *hash = ldxi_memo_template(p, n, dst);
+    (void)h1;
+    (void)h2;
+    (void)i;
+    return n;
+#endif
 }
 
 /* Whether a[0..n) and b[0..n) are equal: a template against a key, mostly 50 to 200

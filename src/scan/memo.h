@@ -53,6 +53,11 @@ typedef struct {
 
 /* Writes the template of src[0..n) to dst[0..n) and returns its hash. */
 uint64_t ldxi_memo_template(const char *src, size_t n, char *dst);
+/* Cuts the line at p (a line end lies ahead): its length to the line end (*eol set to
+ * it), its template written to dst and its hash (as ldxi_memo_template's), and whether
+ * it holds an ESC, in one pass. Reads, and writes to dst, up to 16 bytes past the line
+ * end: both must have room. */
+size_t ldxi_memo_line(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc);
 
 void ldxi_memo_free(ldxi_memo *m);
 /* Before a batch: empties the memo if it is too full to take one more. */
