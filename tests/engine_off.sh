@@ -4,8 +4,9 @@
 # says on the golden cases and the corpus. The default build's tests run the same engine
 # through LOGDX_ENGINE=pcre2; this checks the code the option leaves out of the build.
 # It is also built with -DLDX_NO_SIMD, so that the reader's portable way of finding line
-# ends (memchr, where the default uses SSE2) is checked on the same cases.
-# Part of CI (tests/run.sh); builds in build-off/.
+# ends (memchr, where the default uses SSE2) is checked on the same cases; and so is the
+# default engine (build-nosimd/), for the batches' portable code.
+# Part of CI (tests/run.sh); builds in build-off/ and build-nosimd/.
 #
 #   sh tests/engine_off.sh
 set -eu
@@ -24,5 +25,16 @@ sh tests/golden/run.sh build-off/logdx || failed=1
 rc=0
 sh tests/corpus.sh build-off/logdx || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 77 ] || failed=1
+# the prefilter engine's portable code as well (cutting lines and making templates a
+# byte at a time, counting the lines of a chunk): its unit tests and the golden cases
+echo "engine_off: -DLDX_NO_SIMD build with the prefilter (build-nosimd): engines, reader, golden cases"
+cmake -S . -B build-nosimd -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_WERROR=ON \
+  -DCMAKE_C_FLAGS=-DLDX_NO_SIMD >/dev/null
+cmake --build build-nosimd -j "$ncpu" --target logdx-cli test_engines test_reader test_digits >/dev/null
+build-nosimd/tests/test_engines "$(pwd)/../shared/corpus/dev" >build-nosimd/engines.out 2>&1 ||
+  { tail -n 20 build-nosimd/engines.out; failed=1; }
+build-nosimd/tests/test_reader >build-nosimd/reader.out 2>&1 || { tail -n 20 build-nosimd/reader.out; failed=1; }
+build-nosimd/tests/test_digits >build-nosimd/digits.out 2>&1 || { tail -n 20 build-nosimd/digits.out; failed=1; }
+sh tests/golden/run.sh build-nosimd/logdx || failed=1
 [ "$failed" = 0 ] && echo "engine_off: ok"
 exit "$failed"

@@ -826,6 +826,12 @@ static void start_workers(ldx_scanner *s)
 
 #else /* PCRE2 alone */
 
+bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c)
+{
+    (void)s;
+    (void)c;
+    return false;
+}
 void ldxi_scanner_flush(ldx_scanner *s) { (void)s; }
 void ldxi_batch_discard(ldx_scanner *s) { (void)s; }
 bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
