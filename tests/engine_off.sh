@@ -27,14 +27,15 @@ sh tests/corpus.sh build-off/logdx || rc=$?
 [ "$rc" = 0 ] || [ "$rc" = 77 ] || failed=1
 # the prefilter engine's portable code as well (cutting lines and making templates a
 # byte at a time, counting the lines of a chunk): its unit tests and the golden cases
-echo "engine_off: -DLDX_NO_SIMD build with the prefilter (build-nosimd): engines, reader, golden cases"
+echo "engine_off: -DLDX_NO_SIMD build with the prefilter (build-nosimd): engines, reader, digits, memo, golden cases"
 cmake -S . -B build-nosimd -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_WERROR=ON \
   -DCMAKE_C_FLAGS=-DLDX_NO_SIMD >/dev/null
-cmake --build build-nosimd -j "$ncpu" --target logdx-cli test_engines test_reader test_digits >/dev/null
+cmake --build build-nosimd -j "$ncpu" --target logdx-cli test_engines test_reader test_digits test_memo >/dev/null
 build-nosimd/tests/test_engines "$(pwd)/../shared/corpus/dev" >build-nosimd/engines.out 2>&1 ||
   { tail -n 20 build-nosimd/engines.out; failed=1; }
 build-nosimd/tests/test_reader >build-nosimd/reader.out 2>&1 || { tail -n 20 build-nosimd/reader.out; failed=1; }
 build-nosimd/tests/test_digits >build-nosimd/digits.out 2>&1 || { tail -n 20 build-nosimd/digits.out; failed=1; }
+build-nosimd/tests/test_memo >build-nosimd/memo.out 2>&1 || { tail -n 20 build-nosimd/memo.out; failed=1; }
 sh tests/golden/run.sh build-nosimd/logdx || failed=1
 [ "$failed" = 0 ] && echo "engine_off: ok"
 exit "$failed"
