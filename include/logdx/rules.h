@@ -98,6 +98,11 @@ long ldx_ruleset_find(const ldx_ruleset *rs, const char *id);
  * every match of the signal's pattern must contain (an estimate), and whether the
  * prefilter takes the signal (false: PCRE2 runs it on every line). */
 size_t ldx_signal_literal(const ldx_signal_info *si);
+/* Whether the pattern treats the ten digits alike (\d, \w, [0-9a-f], never a literal
+ * digit, [1-9] or a back reference): then the scanner matches it once per line shape
+ * (the line with its digits as '0') and reuses the result for every line of that
+ * shape; a pattern that reads digits runs on each such line. */
+bool ldx_signal_digit_blind(const ldx_signal_info *si);
 bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig);
 /* How hard PCRE2 works on the rule's own example lines: the most pattern items it
  * visits per byte of one line (counted, not timed: the same on every machine), and on

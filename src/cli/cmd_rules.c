@@ -528,6 +528,12 @@ static int rules_profile(cli_opts *o)
             else if (weak && len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s no literal",
                                         len ? ", " : "", r->signals[k].name);
+            ldx_rule_cost c;
+            ldx_scanner_signal_cost(sc, rows[i].rule, k, &c);
+            /* runs on every line of its shapes (ldx_signal_digit_blind) */
+            if (c.calls && !ldx_signal_digit_blind(&r->signals[k]) && len < sizeof notes - 40)
+                len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s reads digits",
+                                        len ? ", " : "", r->signals[k].name);
         }
         if (!rows[i].cost.calls && !notes[0]) continue;
         printf("%-44s %10llu %10llu %10.2f %5.1f%%  %s\n", r->id,

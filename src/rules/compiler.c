@@ -302,6 +302,7 @@ const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i)
 }
 
 size_t ldx_signal_literal(const ldx_signal_info *si) { return ldxi_pattern_literal(si->pattern); }
+bool ldx_signal_digit_blind(const ldx_signal_info *si) { return ldxi_re_digit_blind(si->pattern); }
 
 bool ldx_ruleset_has_prefilter(const ldx_ruleset *rs) { return rs->hs != NULL; }
 
