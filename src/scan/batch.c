@@ -701,6 +701,7 @@ static ldx_status make_batches(ldx_scanner *s, int n)
 static void free_batch(ldxi_batch *b)
 {
     free(b->buf);
+    free(b->seg);
     free(b->tbuf);
     free(b->tl);
     free(b->bl);
