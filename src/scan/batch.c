@@ -340,10 +340,11 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
         } else if (cd.m != UINT32_MAX) {
             const ldxi_sigref ref = h->refs[cd.g];
             size_t k = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
-            const size_t *co = b->co + b->m[cd.m].co;
             mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, (uint32_t)mm->nco, 0};
-            for (size_t i = 0; i < k; i++)
-                mm->co[mm->nco++] = co[i] == SIZE_MAX ? UINT32_MAX : (uint32_t)co[i];
+            for (size_t i = 0; i < k; i++) {
+                size_t o = b->co[b->m[cd.m].co + i];
+                mm->co[mm->nco++] = o == SIZE_MAX ? UINT32_MAX : (uint32_t)o;
+            }
         }
     }
     e->nitems = (uint32_t)(mm->nitems - e->item);
