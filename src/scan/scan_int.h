@@ -152,6 +152,7 @@ typedef struct {
     uint64_t *stamp, seq;
     uint32_t *res;
     ldxi_memo memo;      /* what the lines of each template matched (memo.h) */
+    uint32_t memo_rest;  /* batches to match without it (it knew too few lines lately) */
     pcre2_code **wcode;  /* per signal g: its widened pattern, compiled on first use */
     pcre2_match_data *wmd;
     struct ldxi_cand {
