@@ -80,47 +80,42 @@ static void drop(uint32_t *gs, ldxi_hsentry *ent, size_t n, size_t x)
     memmove(ent + x, ent + x + 1, (n - x - 1) * sizeof(ldxi_hsentry));
 }
 
-/* Compiles the signals gs[0..n) (ruleset order) into a new part, with the specials
- * when asked. Database ids are positions in gs; the specials follow. A pattern
- * Vectorscan refuses is given as its required literals; one it refuses that way too,
- * or gets wrong, moves to the always list (PCRE2 on every line), one at a time. */
-static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
-                         bool with_specials, struct ldx_msgs *msgs)
+/* The always list takes signal g and every signal with its pattern. */
+static bool give_up(ldxi_hsdb *h, uint32_t g)
 {
-    size_t cap = n + LDXI_HS_NSPECIAL;
+    bool ok = true;
+    for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) ok = add_always(h, g) && ok;
+    return ok;
+}
+
+/* Compiles ent[0..*pn) (the entries of signals gs, ids their positions) and the specials
+ * when asked (ids from *pn on) into *out (NULL when there is nothing to compile). An
+ * entry Vectorscan refuses is given as its pattern's required literals (widened too,
+ * for a template database); one it refuses that way too, or gets wrong on the rules'
+ * examples, moves to the always list (PCRE2 on every line), one at a time. False on an
+ * error that is no entry's (or out of memory). */
+static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry *ent, size_t *pn,
+                       bool with_specials, bool templates, hs_database_t **out,
+                       struct ldx_msgs *msgs)
+{
+    size_t n = *pn, cap = n + LDXI_HS_NSPECIAL;
     const char **exprs = calloc(cap, sizeof(char *));
     unsigned *flags = calloc(cap, sizeof(unsigned));
     unsigned *ids = calloc(cap, sizeof(unsigned));
-    ldxi_hsentry *ent = calloc(n ? n : 1, sizeof(ldxi_hsentry));
-    bool ok = exprs && flags && ids && ent;
-    for (size_t x = 0; ok && x < n; x++) ent[x] = ldxi_hsentry_for(rs, h, gs[x]);
-    /* the database scans templates (digits.c): each expression widened for them; one
-     * that cannot be goes to the always list */
-    for (size_t x = 0; ok && x < n;) {
-        const ldx_signal_info *si = signal_of(rs, h, gs[x]);
-        char *wide = ldxi_re_widen_digits(ent[x].expr ? ent[x].expr : si->pattern);
-        if (wide) {
-            free(ent[x].expr);
-            ent[x++].expr = wide;
-            continue;
-        }
-        for (uint32_t y = gs[x]; y != LDXI_HS_IGNORE; y = h->same_next[y])
-            if (!add_always(h, y)) ok = false;
-        drop(gs, ent, n--, x);
-    }
+    bool ok = exprs && flags && ids;
     hs_database_t *db = NULL;
     for (int attempt = 0; ok && attempt < 256; attempt++) {
         size_t m = 0;
         for (size_t x = 0; x < n; x++) {
             const ldx_signal_info *si = signal_of(rs, h, gs[x]);
-            exprs[m] = ent[x].expr;
+            exprs[m] = ent[x].expr ? ent[x].expr : si->pattern;
             flags[m] = (ent[x].literal ? 0 : HS_FLAG_MULTILINE | HS_FLAG_PREFILTER | HS_FLAG_ALLOWEMPTY) |
                        (si->caseless || ent[x].caseless ? HS_FLAG_CASELESS : 0);
             ids[m] = (unsigned)x;
             m++;
         }
         for (size_t sp = 0; with_specials && sp < LDXI_HS_NSPECIAL; sp++) {
-            exprs[m] = specials[sp]; /* digit-blind: no widening */
+            exprs[m] = specials[sp];
             flags[m] = HS_FLAG_MULTILINE;
             ids[m] = (unsigned)(n + sp);
             m++;
@@ -129,12 +124,11 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         hs_compile_error_t *err = NULL;
         if (hs_compile_multi(exprs, flags, ids, (unsigned)m, HS_MODE_BLOCK, &portable, &db, &err) ==
             HS_SUCCESS) {
-            long missed = ldxi_hsdb_verify(rs, h, db, gs, n);
+            long missed = ldxi_hsdb_verify(rs, h, db, gs, n, templates);
             if (missed < 0) break;
             hs_free_database(db);
             db = NULL;
-            for (uint32_t x = gs[missed]; x != LDXI_HS_IGNORE; x = h->same_next[x])
-                if (!add_always(h, x)) ok = false;
+            ok = give_up(h, gs[missed]);
             drop(gs, ent, n--, (size_t)missed);
             continue;
         }
@@ -154,33 +148,78 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
             const ldx_signal_info *si = signal_of(rs, h, gs[x]);
             bool ci = false;
             char *lits = ldxi_literal_set(si->pattern, &ci);
-            char *wide = lits ? ldxi_re_widen_digits(lits) : NULL;
-            free(lits);
-            if (wide) {
+            if (lits && templates) {
+                char *wide = ldxi_re_widen_digits(lits);
+                free(lits);
+                lits = wide;
+            }
+            if (lits) {
                 free(ent[x].expr);
-                ent[x] = (ldxi_hsentry){wide, true, ci};
+                ent[x] = (ldxi_hsentry){lits, true, ci};
                 continue;
             }
         }
-        for (uint32_t y = gs[x]; y != LDXI_HS_IGNORE; y = h->same_next[y])
-            if (!add_always(h, y)) ok = false;
+        ok = give_up(h, gs[x]);
         drop(gs, ent, n--, x);
     }
-    for (size_t x = 0; ent && x < n; x++) free(ent[x].expr);
-    free(ent);
     free(exprs);
     free(flags);
     free(ids);
-    if (!ok) {
-        if (db) hs_free_database(db);
-        return false;
-    }
-    if (!db) return true; /* nothing to put in a database */
-    ldxi_hspart *p = &h->part[h->nparts];
-    p->map = calloc(n + LDXI_HS_NSPECIAL, sizeof(uint32_t));
-    if (!p->map) {
+    if (!ok && db) {
         hs_free_database(db);
-        return false;
+        db = NULL;
+    }
+    *pn = n;
+    *out = db;
+    return ok;
+}
+
+/* Compiles the signals gs[0..n) (ruleset order) into a new part, with the specials
+ * when asked: their entries (hsentry.c) into the part's database, which scans lines;
+ * and the entries of those whose patterns read digits, widened (digits.c), into its
+ * template database, which scans templates. A signal the template database cannot
+ * take goes to the always list. */
+static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
+                         bool with_specials, struct ldx_msgs *msgs)
+{
+    ldxi_hsentry *ent = calloc(n ? n : 1, sizeof(ldxi_hsentry));
+    ldxi_hsentry *tent = calloc(n ? n : 1, sizeof(ldxi_hsentry));
+    uint32_t *tg = calloc(n ? n : 1, sizeof(uint32_t));
+    bool ok = ent && tent && tg;
+    for (size_t x = 0; ok && x < n; x++) ent[x] = ldxi_hsentry_for(rs, h, gs[x]);
+    hs_database_t *db = NULL, *tdb = NULL;
+    ok = ok && compile_db(rs, h, gs, ent, &n, with_specials, false, &db, msgs);
+    size_t nt = 0;
+    for (size_t x = 0; ok && db && x < n; x++) {
+        const ldx_signal_info *si = signal_of(rs, h, gs[x]);
+        if (ldxi_re_digit_blind(si->pattern)) continue;
+        char *wide = ldxi_re_widen_digits(ent[x].expr ? ent[x].expr : si->pattern);
+        if (!wide) {
+            ok = give_up(h, gs[x]);
+            continue;
+        }
+        tg[nt] = gs[x];
+        tent[nt++] = (ldxi_hsentry){wide, ent[x].literal, ent[x].caseless};
+    }
+    if (ok && nt && !compile_db(rs, h, tg, tent, &nt, false, true, &tdb, msgs)) {
+        /* none of them, then: they run on every line */
+        for (size_t x = 0; x < nt; x++) ok = give_up(h, tg[x]) && ok;
+        nt = 0;
+    }
+    for (size_t x = 0; ent && x < n; x++) free(ent[x].expr);
+    for (size_t x = 0; tent && x < nt; x++) free(tent[x].expr);
+    free(ent);
+    free(tent);
+    ldxi_hspart *p = &h->part[h->nparts];
+    if (ok && db) {
+        p->map = calloc(n + LDXI_HS_NSPECIAL, sizeof(uint32_t));
+        ok = p->map != NULL;
+    }
+    if (!ok || !db) {
+        if (db) hs_free_database(db);
+        if (tdb) hs_free_database(tdb);
+        free(tg);
+        return ok; /* true: nothing to put in a database */
     }
     for (size_t x = 0; x < n; x++) p->map[x] = gs[x];
     for (size_t sp = 0; sp < LDXI_HS_NSPECIAL; sp++)
@@ -188,14 +227,21 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     p->nids = (uint32_t)(n + LDXI_HS_NSPECIAL);
     p->db = db;
     p->mapped = 0;
+    p->tdb = tdb;
+    p->tmap = tdb ? tg : NULL;
+    p->ntids = tdb ? (uint32_t)nt : 0;
+    p->tmapped = 0;
+    if (!tdb) free(tg);
     h->nparts++;
     return true;
 }
 
-/* Embedded layout: "LDX4", entry count (u32), entries, database bytes. An entry is
- * kind (u8: 0 in the database, 1 always, 2 special), pattern hash (u64), then rule id
- * and signal name as NUL-terminated strings (for a special: its index as text). Entry
- * i of kind 0 or 2 is database id i, in order. */
+/* Embedded layout: "LDX5", entry count (u32), entries, the database (its length as a
+ * u64, then its bytes); then the template database: its entry count (u32), entries, and
+ * the database likewise (length 0: none). An entry is kind (u8: 0 in the database, 1
+ * always, 2 special; template entries have none), pattern hash (u64), then rule id and
+ * signal name as NUL-terminated strings (for a special: its index as text). Entry i of
+ * kind 0 or 2 is database id i, in order, as template entry i is template id i. */
 static const unsigned char *take(const unsigned char *p, const unsigned char *end, size_t n)
 {
     return (size_t)(end - p) >= n ? p + n : NULL;
@@ -313,21 +359,37 @@ static void free_db(void *db, size_t mapped)
 /* Loads a serialized part (the embedded one, or one from the cache) into the next
  * slot: the signals it names by pattern are covered. False, with nothing changed, if it
  * does not load (e.g. built for other CPU features): those signals are compiled. */
+/* A length (u64) and that many bytes: where they start, or NULL. */
+static const unsigned char *take_bytes(const unsigned char **p, const unsigned char *end, size_t *n)
+{
+    uint64_t len;
+    const unsigned char *q = take(*p, end, 8);
+    if (!q) return NULL;
+    memcpy(&len, *p, 8);
+    if ((uint64_t)(end - q) < len) return NULL;
+    *p = q + len;
+    *n = (size_t)len;
+    return q;
+}
+
 static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
                       const unsigned char *bytes, size_t len)
 {
     const unsigned char *p = bytes, *end = p + len;
-    if (len < 8 || memcmp(p, "LDX4", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
+    if (len < 8 || memcmp(p, "LDX5", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
         return false;
     bool *was = malloc(h->nsig ? h->nsig : 1);
-    if (!was) return false;
-    memcpy(was, covered, h->nsig);
-    size_t nalways = h->nalways;
-    uint32_t n;
+    uint32_t n, tn = 0;
     memcpy(&n, p + 4, 4);
     p += 8;
-    uint32_t *map = calloc(n ? n : 1, sizeof(uint32_t));
-    if (!map) return false;
+    uint32_t *map = calloc(n ? n : 1, sizeof(uint32_t)), *tmap = NULL;
+    if (!was || !map) {
+        free(was);
+        free(map);
+        return false;
+    }
+    memcpy(was, covered, h->nsig);
+    size_t nalways = h->nalways;
     uint32_t nids = 0;
     bool ok = true;
     for (uint32_t e = 0; e < n && ok; e++) {
@@ -359,17 +421,48 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         }
         map[nids++] = g >= 0 ? (uint32_t)g : LDXI_HS_IGNORE;
     }
-    size_t mapped = 0;
-    hs_database_t *db = ok && p <= end ? load_db(p, (size_t)(end - p), &mapped) : NULL;
-    if (!db) {
+    size_t dblen = 0, tdblen = 0;
+    const unsigned char *dbp = ok ? take_bytes(&p, end, &dblen) : NULL;
+    /* the template database: its ids' signals by pattern, then its bytes */
+    const unsigned char *q = dbp ? take(p, end, 4) : NULL;
+    if (q) {
+        memcpy(&tn, p, 4);
+        p = q;
+        tmap = calloc(tn ? tn : 1, sizeof(uint32_t));
+    }
+    for (uint32_t e = 0; tmap && e < tn; e++) {
+        uint64_t hash;
+        q = take(p, end, 8);
+        if (q) memcpy(&hash, p, 8);
+        const char *rid = q ? take_str(&q, end) : NULL, *sname = rid ? take_str(&q, end) : NULL;
+        if (!sname) {
+            free(tmap);
+            tmap = NULL;
+            break;
+        }
+        p = q;
+        long g = find_hash(by_hash, h->nsig, hash);
+        tmap[e] = g >= 0 ? (uint32_t)g : LDXI_HS_IGNORE;
+    }
+    const unsigned char *tdbp = tmap ? take_bytes(&p, end, &tdblen) : NULL;
+    size_t mapped = 0, tmapped = 0;
+    hs_database_t *db = tdbp ? load_db(dbp, dblen, &mapped) : NULL;
+    hs_database_t *tdb = db && tn ? load_db(tdbp, tdblen, &tmapped) : NULL;
+    if (!db || (tn && !tdb)) {
+        if (db) free_db(db, mapped);
         free(map);
+        free(tmap);
         memcpy(covered, was, h->nsig);
         h->nalways = nalways;
         free(was);
         return false;
     }
     free(was);
-    h->part[h->nparts++] = (ldxi_hspart){db, map, nids, mapped};
+    if (!tdb) {
+        free(tmap);
+        tmap = NULL;
+    }
+    h->part[h->nparts++] = (ldxi_hspart){db, map, nids, mapped, tdb, tmap, tdb ? tn : 0, tmapped};
     return true;
 }
 
@@ -383,7 +476,7 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
 static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint32_t *gs,
                           size_t n, bool with_specials)
 {
-    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-3 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
+    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-4 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
     const char *v = hs_version();
     k = fnv(k, v, strlen(v));
     k = fnv(k, with_specials ? "S" : "-", 1);
@@ -425,6 +518,8 @@ static void free_part(ldxi_hspart *p)
 {
     free_db(p->db, p->mapped);
     free(p->map);
+    if (p->tdb) free_db(p->tdb, p->tmapped);
+    free(p->tmap);
     memset(p, 0, sizeof *p);
 }
 
@@ -569,20 +664,40 @@ static bool put(ldx_buf *b, const void *p, size_t n) { return ldxi_buf_append(b,
 
 /* A part as a blob for from_blob(): its database ids, in order, then the signals of
  * always[a0..a1) (those its compilation gave up on), then the database. */
+/* The rule id and signal name of signal g, and its pattern hash. */
+static bool put_signal(ldx_buf *b, const ldx_ruleset *rs, const ldxi_hsdb *h, uint32_t g)
+{
+    uint64_t hash = 0;
+    char rid[256] = "", sname[256] = "";
+    if (g != LDXI_HS_IGNORE) {
+        const ldx_rule_info *ri = &rs->rules[h->refs[g].rule]->info;
+        const ldx_signal_info *si = &ri->signals[h->refs[g].sig];
+        snprintf(rid, sizeof rid, "%s", ri->id);
+        snprintf(sname, sizeof sname, "%s", si->name);
+        hash = signal_hash(si);
+    }
+    return put(b, &hash, 8) && put(b, rid, strlen(rid) + 1) && put(b, sname, strlen(sname) + 1);
+}
+
+/* A part as a blob for from_blob(): its database ids, in order, then the signals of
+ * always[a0..a1) (those its compilation gave up on), then the database; then the
+ * template database's ids and the template database. */
 static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi_hspart *part,
                            size_t a0, size_t a1, char **out, size_t *outlen)
 {
-    char *bytes = NULL;
-    size_t n = 0;
+    char *bytes = NULL, *tbytes = NULL;
+    size_t n = 0, tn = 0;
     if (hs_serialize_database(part->db, &bytes, &n) != HS_SUCCESS) return false;
+    if (part->tdb && hs_serialize_database(part->tdb, &tbytes, &tn) != HS_SUCCESS) {
+        free(bytes);
+        return false;
+    }
     ldx_buf b;
     ldxi_buf_init(&b, SIZE_MAX);
     uint32_t count = part->nids + (uint32_t)(a1 - a0);
-    bool ok = put(&b, "LDX4", 4) && put(&b, &count, 4);
+    bool ok = put(&b, "LDX5", 4) && put(&b, &count, 4);
     for (uint32_t id = 0; ok && id < count; id++) {
         unsigned char kind;
-        uint64_t hash = 0;
-        char rid[256] = "", sname[256] = "";
         uint32_t g;
         if (id < part->nids) {
             g = part->map[id];
@@ -591,20 +706,23 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
             g = h->always[a0 + id - part->nids];
             kind = 1;
         }
+        ok = put(&b, &kind, 1);
         if (kind == 2) {
+            char sname[32];
+            uint64_t hash = 0;
             snprintf(sname, sizeof sname, "%u", g - h->nsig);
-        } else if (g != LDXI_HS_IGNORE) {
-            const ldx_rule_info *ri = &rs->rules[h->refs[g].rule]->info;
-            const ldx_signal_info *si = &ri->signals[h->refs[g].sig];
-            snprintf(rid, sizeof rid, "%s", ri->id);
-            snprintf(sname, sizeof sname, "%s", si->name);
-            hash = signal_hash(si);
+            ok = ok && put(&b, &hash, 8) && put(&b, "", 1) && put(&b, sname, strlen(sname) + 1);
+        } else {
+            ok = ok && put_signal(&b, rs, h, g);
         }
-        ok = put(&b, &kind, 1) && put(&b, &hash, 8) && put(&b, rid, strlen(rid) + 1) &&
-             put(&b, sname, strlen(sname) + 1);
     }
-    ok = ok && put(&b, bytes, n);
+    uint64_t len64 = n, tlen64 = tn;
+    uint32_t tcount = part->tdb ? part->ntids : 0;
+    ok = ok && put(&b, &len64, 8) && put(&b, bytes, n) && put(&b, &tcount, 4);
+    for (uint32_t id = 0; ok && id < tcount; id++) ok = put_signal(&b, rs, h, part->tmap[id]);
+    ok = ok && put(&b, &tlen64, 8) && (!tn || put(&b, tbytes, tn));
     free(bytes);
+    free(tbytes);
     if (!ok) {
         ldxi_buf_free(&b);
         return false;

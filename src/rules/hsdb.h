@@ -30,6 +30,14 @@ typedef struct {
     uint32_t *map;   /* id -> global signal index g; nsig + LDXI_HS_*; or LDXI_HS_IGNORE */
     uint32_t nids;
     size_t mapped;   /* db was loaded into pages of its own, this many bytes (0: hs malloc'd it) */
+    /* The template database: the signals of db whose patterns read digits, each widened
+     * for line templates (digits.c), scanned over the templates of lines the line memo
+     * sees first, so that it knows which of them may match any line of a template.
+     * NULL when the part has none. */
+    void *tdb;
+    uint32_t *tmap;  /* id -> g */
+    uint32_t ntids;
+    size_t tmapped;
 } ldxi_hspart;
 
 typedef struct ldxi_hsdb {
@@ -75,9 +83,10 @@ ldxi_hsentry ldxi_hsentry_for(const struct ldx_ruleset *rs, const ldxi_hsdb *h, 
 char *ldxi_hsentry_form(const char *pattern);
 /* Checks a compiled database (hs_database_t) of the signals gs[0..n) against their
  * rules' examples (hsverify.c): the position in gs of the first signal it gets wrong,
- * or -1. */
+ * or -1. With templates, the database is one for templates (ldxi_hspart.tdb): it scans
+ * the examples' templates and must report every line the patterns match. */
 long ldxi_hsdb_verify(const struct ldx_ruleset *rs, const ldxi_hsdb *h, void *db,
-                      const uint32_t *gs, size_t n);
+                      const uint32_t *gs, size_t n, bool templates);
 /* The cache of run-time databases (hscache.c): the file for a key, false when there is
  * no cache; its bytes (malloc'd) or NULL; writing one (failures are silent). */
 bool ldxi_hscache_file(uint64_t key, char *out, size_t n);

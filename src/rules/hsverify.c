@@ -73,14 +73,14 @@ static int on_verify_batch(unsigned id, unsigned long long from, unsigned long l
  * rule) but not in all of them scanned as one batch, is given up to PCRE2. Returns the
  * position (in gs) of the first such signal. */
 long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, const uint32_t *gs,
-                      size_t n)
+                      size_t n, bool templates)
 {
     hs_database_t *db = vdb;
     hs_scratch_t *scratch = NULL;
     if (hs_alloc_scratch(db, &scratch) != HS_SUCCESS) return -1;
     bool *seen = calloc(n + LDXI_HS_NSPECIAL, sizeof(bool));
     pcre2_match_data *md = pcre2_match_data_create(1, NULL);
-    char *text = NULL; /* every example line's template, as a batch has them */
+    char *text = NULL; /* every example line (or its template), as a batch has them */
     size_t tlen = 0, tcap = 0, *starts = NULL, nlines = 0, scap = 0;
     pairs alone = {0}, found = {0};
     bool oom = !seen || !md;
@@ -99,13 +99,14 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
              bad < 0 && !oom && ldxi_example_line(&it, &p, &len, NULL);) {
             verify_ctx vc = {seen, nlines, n, NULL, 0, &alone};
             memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
-            /* the database scans templates (digits.c), as the batches give it */
+            /* a template database scans templates (digits.c), as the batches give it */
             if (LDXI_PUSH(starts, nlines, scap, tlen) != LDX_OK ||
                 ldxi_grow((void **)&text, &tcap, tlen + len + 1, 1) != LDX_OK) {
                 oom = true;
                 break;
             }
-            ldxi_digits_template(p, len, text + tlen);
+            if (templates) ldxi_digits_template(p, len, text + tlen);
+            else memcpy(text + tlen, p, len);
             ldxi_hs_scan(db, len ? text + tlen : "", (unsigned)len, scratch, on_verify, &vc);
             for (size_t x = a; x < b; x++) {
                 if (seen[x]) continue;

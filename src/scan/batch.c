@@ -23,13 +23,25 @@
 #define BATCH_BYTES ((size_t)256 << 10)
 #define MEMO_REST 16 /* batches without the line memo after one it did not help */
 
+/* Lines are cut 16 bytes at a time with SSE2 (every x86-64), else a byte at a time;
+ * -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
+#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
+#define BATCH_SSE2 1
+#include <emmintrin.h>
+#endif
+
 /* ---- the prefilter ---- */
+
+/* A template database's hit: its signal with this bit (they sort after a line's other
+ * hits). */
+#define TPL 0x80000000u
 
 typedef struct {
     const ldxi_hsdb *h;
     ldxi_batch *b;
     const ldxi_hspart *part;
     size_t cursor; /* the batch line of the previous match */
+    bool tmpl;     /* the part's template database, over templates */
 } hit_ctx;
 
 static int on_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
@@ -39,7 +51,8 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
     (void)flags;
     hit_ctx *hc = vctx;
     ldxi_batch *b = hc->b;
-    uint32_t g = hc->part->map[id]; /* a signal of the ruleset, or a special */
+    /* a signal of the ruleset, or a special */
+    uint32_t g = hc->tmpl ? hc->part->tmap[id] : hc->part->map[id];
     if (g == LDXI_HS_IGNORE) return 0;
     /* the template holding the match's last byte; tl[] is sorted by offset. Matches
      * come mostly in order of their end, so walk on from the last one found; jump by
@@ -62,14 +75,15 @@ static int on_hit(unsigned id, unsigned long long from, unsigned long long to, u
      * hit list bounded by lines x patterns, not by bytes; the entry stands for every
      * signal with this pattern */
     const ldxi_hsdb *h = hc->h;
+    uint32_t *last = hc->tmpl ? b->last + h->nsig + LDXI_HS_NSPECIAL : b->last;
     for (; g != LDXI_HS_IGNORE; g = g < h->nsig ? h->same_next[g] : LDXI_HS_IGNORE) {
-        if (b->last[g] == lo + 1) continue;
-        b->last[g] = (uint32_t)lo + 1;
+        if (last[g] == lo + 1) continue;
+        last[g] = (uint32_t)lo + 1;
         if (ldxi_grow((void **)&b->ph, &b->phcap, b->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
             b->failed = true;
             return 1; /* stop: every line will be confirmed instead */
         }
-        b->ph[b->nph++] = (ldxi_phit){tl[lo].line, g};
+        b->ph[b->nph++] = (ldxi_phit){tl[lo].line, hc->tmpl ? g | TPL : g};
     }
     return 0;
 }
@@ -107,21 +121,30 @@ static bool sort_hits(ldxi_batch *b)
     return true;
 }
 
-/* Which (line, signal) pairs PCRE2 must look at, sorted. */
-static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch)
+/* Which (line, signal) pairs PCRE2 must look at, sorted: the database over the lines
+ * the memo does not know (rbuf); with the memo in use, the template database over their
+ * templates (tbuf) too, for what the memo will keep. */
+static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch, bool templates)
 {
     b->nph = 0;
     b->failed = false;
-    memset(b->last, 0, (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
+    b->pf_bytes = 0;
+    memset(b->last, 0, 2 * (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
     struct timespec t0, t1;
     /* timed always (for rules profile): two clock reads a 256 KiB batch cost nothing */
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int pi = 0; pi < h->nparts && b->tlen && !b->failed; pi++) {
-        hit_ctx hc = {h, b, &h->part[pi], 0};
-        int r = ldxi_hs_scan(h->part[pi].db, b->tbuf, (unsigned)b->tlen, scratch, on_hit, &hc);
-        /* a scan that failed found nothing: this batch is matched line by line instead
-         * (on_hit stops a scan only after marking the batch failed) */
-        if (r != HS_SUCCESS) b->failed = true;
+        const ldxi_hspart *part = &h->part[pi];
+        for (int t = 0; t < 2 && !b->failed; t++) {
+            if (t && (!templates || !part->tdb)) break;
+            hit_ctx hc = {h, b, part, 0, t == 1};
+            const char *text = t ? b->tbuf : templates ? b->rbuf : b->buf; /* see cut_plain */
+            int r = ldxi_hs_scan(t ? part->tdb : part->db, text, (unsigned)b->tlen, scratch, on_hit, &hc);
+            b->pf_bytes += b->tlen;
+            /* a scan that failed found nothing: this batch is matched line by line
+             * instead (on_hit stops a scan only after marking the batch failed) */
+            if (r != HS_SUCCESS) b->failed = true;
+        }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     b->pf_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
@@ -208,15 +231,68 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
  * the same pass: a line whose template the memo knows takes its result from there;
  * the first line of each other template goes to the prefilter (its template, which is
  * all the prefilter ever sees of it). bl[] has room (batch_room). */
+/* The next line end ("\n" or "\r") at or after p; one lies ahead. */
+static const char *next_eol(const char *p)
+{
+#ifdef BATCH_SSE2
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (;; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)));
+        if (m) return p + __builtin_ctz(m);
+    }
+#else
+    while (*p != '\n' && *p != '\r') p++;
+    return p;
+#endif
+}
+
+/* cut_lines() while the memo rests: every line goes to the prefilter, which scans the
+ * batch as it stands (a match across a line end only costs PCRE2 a look). */
+static void cut_plain(ldxi_batch *b)
+{
+    size_t nbl = 0;
+    for (size_t k = 0; k < b->nseg; k++) {
+        const ldxi_seg *sg = &b->seg[k];
+        char *p = b->buf + sg->off, *end = p + sg->len;
+        const char *esc = memchr(p, 0x1b, sg->len);
+        uint64_t lineno = sg->first_line;
+        while (p < end) {
+            const char *eol = next_eol(p);
+            size_t n = (size_t)(eol - p);
+            if (esc && esc < eol) {
+                n = ldx_strip_ansi(p, n, p);
+                esc = memchr(eol, 0x1b, (size_t)(end - eol));
+            }
+            b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
+            b->tl[nbl] = (ldxi_tline){(size_t)(p - b->buf), (uint32_t)nbl};
+            nbl++;
+            p = (char *)eol + 1;
+            if (*eol == '\r' && p < end && *p == '\n') p++;
+        }
+    }
+    b->nbl = b->ntl = nbl;
+    b->tlen = b->len;
+    b->known = 0;
+}
+
 static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
 {
     ldxi_memo_begin(&w->memo);
+    b->remembered = w->memo_rest == 0;
+    if (!b->remembered) {
+        if (ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
+            return false;
+        cut_plain(b);
+        return true;
+    }
     if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + 32, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->rbuf, &b->rcap, b->len + 32, 1) != LDX_OK ||
         ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
         return false;
     size_t tlen = 0, ntl = 0, nbl = 0;
     uint64_t known = 0;
-    bool remember = w->memo_rest == 0;
+    bool remember = true;
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
         char *p = b->buf + sg->off, *end = p + sg->len;
@@ -236,9 +312,13 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
             bool fresh = false;
             if (remember) bl->memo = ldxi_memo_lookup(&w->memo, t, n, hash, &fresh);
             if (bl->memo == LDXI_MEMO_NONE || fresh) {
+                /* the line for the database, its template (in place already) for the
+                 * template database, at the same offset */
                 b->tl[ntl++] = (ldxi_tline){tlen, (uint32_t)nbl};
+                memcpy(b->rbuf + tlen, p, n);
                 tlen += n;
-                b->tbuf[tlen++] = '\n';
+                b->rbuf[tlen] = b->tbuf[tlen] = '\n';
+                tlen++;
             } else {
                 known++; /* known, or its first line is earlier in this batch */
             }
@@ -318,34 +398,47 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
             b->failed = true;
             return;
         }
-        w->cand[nc++] = (struct ldxi_cand){g, b->nm > nm ? (uint32_t)nm : UINT32_MAX,
-                                           off || !s->blind[g]};
+        w->cand[nc++] = (struct ldxi_cand){g, b->nm > nm ? (uint32_t)nm : UINT32_MAX, off};
     }
     if (!e) return;
+    /* what the memo keeps, in signal order: the matches of the digit-blind candidates;
+     * and, to run on each line, the signals that read digits wherever their widened
+     * patterns may match the template (the template database's hits here, and the
+     * always list's), the candidates of rules over their time budget, or every
+     * candidate when a match limit struck */
     ldxi_memo *mm = &w->memo;
+    size_t t0 = p1;
+    while (t0 > p0 && (b->ph[t0 - 1].id & TPL)) t0--;
     size_t ncaps = 0;
     for (size_t c = 0; c < nc; c++) {
         const ldxi_sigref ref = h->refs[w->cand[c].g];
         ncaps += s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
     }
-    if (!ldxi_memo_reserve(mm, nc, 2 * ncaps)) {
+    if (!ldxi_memo_reserve(mm, nc + (p1 - t0), 2 * ncaps)) {
         b->failed = true;
         return;
     }
     e->item = (uint32_t)mm->nitems;
-    for (size_t c = 0; c < nc; c++) {
-        struct ldxi_cand cd = w->cand[c];
-        if (limited || cd.run) {
-            uint32_t start = 0;
-            if (!limited && !where_from(s, w, cd.g, mm->keys + e->key, e->len, cd.m != UINT32_MAX, &start))
-                continue; /* no line of the template can match it */
-            mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, LDXI_MEMO_RUN, start};
-        } else if (cd.m != UINT32_MAX) {
-            const ldxi_sigref ref = h->refs[cd.g];
+    for (size_t c = 0, t = t0;;) {
+        uint32_t gc = c < nc ? w->cand[c].g : UINT32_MAX;
+        uint32_t gt = t < p1 ? b->ph[t].id & ~TPL : UINT32_MAX;
+        if (gc == UINT32_MAX && gt == UINT32_MAX) break;
+        uint32_t g = gc <= gt ? gc : gt;
+        const struct ldxi_cand *cd = gc == g ? &w->cand[c++] : NULL;
+        if (gt == g) t++;
+        bool hit = cd && cd->m != UINT32_MAX;
+        uint32_t start = 0;
+        if (limited || (cd && cd->off)) {
+            mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, 0};
+        } else if (!s->blind[g]) {
+            if (where_from(s, w, g, mm->keys + e->key, e->len, hit, &start))
+                mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, start};
+        } else if (hit) {
+            const ldxi_sigref ref = h->refs[g];
             size_t k = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
-            mm->items[mm->nitems++] = (ldxi_memo_item){cd.g, (uint32_t)mm->nco, 0};
+            mm->items[mm->nitems++] = (ldxi_memo_item){g, (uint32_t)mm->nco, 0};
             for (size_t i = 0; i < k; i++) {
-                size_t o = b->co[b->m[cd.m].co + i];
+                size_t o = b->co[b->m[cd->m].co + i];
                 mm->co[mm->nco++] = o == SIZE_MAX ? UINT32_MAX : (uint32_t)o;
             }
         }
@@ -409,7 +502,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     b->pf_pairs = 0;
     b->nph = 0;
     b->failed = !cut_lines(b, w);
-    if (!b->failed) prefilter(h, b, w->scratch);
+    if (!b->failed) prefilter(h, b, w->scratch, b->remembered);
     size_t p = 0;
     for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
         ldxi_bline *bl = &b->bl[l];
@@ -424,7 +517,7 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
             size_t p0 = p;
             uint8_t hints = 0;
             while (p < b->nph && b->ph[p].line == l) {
-                uint32_t id = b->ph[p].id;
+                uint32_t id = b->ph[p].id; /* a signal, a special, or a template hit */
                 if (id == h->nsig + LDXI_HS_LAUNCHER) hints |= LDXI_HINT_LAUNCHER;
                 if (id == h->nsig + LDXI_HS_VERSIONS) hints |= LDXI_HINT_VERSIONS;
                 b->pf_pairs += id < h->nsig;
@@ -446,13 +539,17 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     if (b->failed) ldxi_memo_clear(&w->memo);
     /* a log whose lines do not repeat (an id on every one) pays for remembering them and
      * gets nothing back (half the speed without the memo, measured): where fewer than a
-     * quarter of a batch's lines were known, the memo rests for MEMO_REST batches, then
-     * tries again (a log's first lines are its least repetitive) */
+     * quarter of a batch's lines were known, the memo rests for MEMO_REST batches (twice
+     * as many after each failed try, up to 16 times), then tries again (a log's first
+     * lines are its least repetitive, and a log may change its ways) */
     if (w->memo_rest) {
         w->memo_rest--;
     } else if (b->nbl >= 1024 && b->known * 4 < b->nbl) {
-        w->memo_rest = MEMO_REST;
+        w->memo_rest = MEMO_REST << (w->memo_fails < 4 ? w->memo_fails : 4); /* 16 to 256 */
+        w->memo_fails++;
         ldxi_memo_clear(&w->memo);
+    } else if (b->nbl >= 1024) {
+        w->memo_fails = 0;
     }
 }
 
@@ -495,7 +592,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         ldxi_scan_materialize(s);
         for (size_t i = 0; i < s->rs->n; i++)
             if (b->rc[i].calls || b->rc[i].matches) ldxi_scan_count(s, i, &b->rc[i]);
-        s->pf.bytes += (uint64_t)b->tlen * (uint64_t)h->nparts; /* once per database */
+        s->pf.bytes += b->pf_bytes; /* once per database */
         s->pf.lines += b->nbl;
         s->pf.known += b->known;
         s->pf.ns += b->pf_ns;
@@ -651,7 +748,10 @@ bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
 
 bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c)
 {
-    ldxi_batch *b = batch_room(s, c->len, c->lines);
+    /* a batch stays near BATCH_BYTES: a chunk that would take it over starts the next */
+    ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
+    if (b->len && b->len + c->len > BATCH_BYTES) hand_on(s);
+    b = batch_room(s, c->len, c->lines);
     if (!b) return false;
     add_lines(s, b, c->text, c->len, NULL, c->first_line, c->lines);
     return true;
@@ -705,7 +805,7 @@ static ldx_status make_batches(ldx_scanner *s, int n)
     s->bt = bt;
     s->nbt = n;
     for (int i = 0; i < n; i++) {
-        bt[i].last = calloc(s->rs->hs->nsig + LDXI_HS_NSPECIAL, sizeof(uint32_t));
+        bt[i].last = calloc(2 * (s->rs->hs->nsig + LDXI_HS_NSPECIAL), sizeof(uint32_t));
         bt[i].rc = calloc(s->rs->n ? s->rs->n : 1, sizeof(ldxi_rulecount));
         if (!bt[i].last || !bt[i].rc) return LDX_ENOMEM;
     }
@@ -716,6 +816,7 @@ static void free_batch(ldxi_batch *b)
 {
     free(b->buf);
     free(b->seg);
+    free(b->rbuf);
     free(b->tbuf);
     free(b->tl);
     free(b->bl);

@@ -110,8 +110,12 @@ typedef struct {
     ldxi_seg *seg;
     size_t nseg, segcap;
     uint64_t nlines;     /* in the segs (bl[] has room for them) */
-    char *tbuf;          /* the templates the prefilter scans (digits.c): of the lines */
-    size_t tlen, tcap;   /* the memo does not know */
+    char *rbuf;          /* the lines the memo does not know, for the prefilter, */
+    size_t rcap;
+    char *tbuf;          /* and their templates (digits.c) at the same offsets */
+    size_t tlen, tcap;
+    bool remembered;     /* the memo was in use for the batch */
+    uint64_t pf_bytes;   /* what the prefilter scanned of it */
     ldxi_tline *tl;
     size_t ntl, tlcap;
     uint64_t known;      /* lines the memo knew */
@@ -153,12 +157,13 @@ typedef struct {
     uint32_t *res;
     ldxi_memo memo;      /* what the lines of each template matched (memo.h) */
     uint32_t memo_rest;  /* batches to match without it (it knew too few lines lately) */
+    uint32_t memo_fails; /* tries in a row after which it still knew too few */
     pcre2_code **wcode;  /* per signal g: its widened pattern, compiled on first use */
     pcre2_match_data *wmd;
     struct ldxi_cand {
         uint32_t g;
         uint32_t m;      /* its match in the batch, UINT32_MAX: none */
-        bool run;        /* not to be remembered: PCRE2 runs on every line */
+        bool off;        /* its rule was over its time budget */
     } *cand;             /* a remembered line's candidates */
     size_t candcap;
     char pad_[64];       /* (as for batches) */

@@ -389,6 +389,72 @@ static void test_templates(void **state)
     ldx_ruleset_destroy(b);
 }
 
+/* A log whose lines do not repeat (a word of its own on each), then does, then does not:
+ * the memo rests where it knows too few lines (the batches are scanned as they stand)
+ * and comes back; matches and diagnoses stay what PCRE2 alone finds. */
+static void test_lines_that_do_not_repeat(void **state)
+{
+    (void)state;
+    ldx_ruleset *a = load_templates(NULL), *b = load_templates("pcre2");
+    /* 24000 lines (about 2 batches) that do not repeat, 240000 that do (22 batches: the
+     * memo rests 16 after its first try, then comes back), 24000 that do not */
+    size_t n = 288000, cap = n * 48, len = 0;
+    char *log = malloc(cap);
+    assert_non_null(log);
+    unsigned seed = 3;
+    for (size_t i = 0; i < n; i++) {
+        char word[7];
+        bool unique = i < 24000 || i >= 264000;
+        for (int k = 0; k < 6; k++) {
+            seed = seed * 1103515245u + 12345u;
+            word[k] = unique ? (char)('a' + (seed >> 16) % 26) : 'w';
+        }
+        word[6] = 0;
+        switch (i % 4) {
+        case 0:
+            len += (size_t)snprintf(log + len, cap - len, "%s step %zu loss=%zu.%02zu rc=%d\n", word, i,
+                                    i / 100, i % 100, (int)(i % 3) - 1);
+            break;
+        case 1: len += (size_t)snprintf(log + len, cap - len, "%s exit code %zu\n", word, 130 + i % 10); break;
+        case 2: len += (size_t)snprintf(log + len, cap - len, "%s skipped: %zu\n", word, i % 3); break;
+        default: len += (size_t)snprintf(log + len, cap - len, "%s plain %zu\n", word, i); break;
+        }
+    }
+    uint64_t ca[4], cb[4];
+    signal_matches(a, log, len, ca);
+    signal_matches(b, log, len, cb);
+    for (int k = 0; k < 4; k++)
+        if (ca[k] != cb[k]) fail_msg("signal %d: %llu matches with the memo, %llu PCRE2 alone", k,
+                                     (unsigned long long)ca[k], (unsigned long long)cb[k]);
+    ldx_file_report *y = run_threads(b, log, len, 1);
+    for (int threads = 1; threads <= 2; threads++) {
+        ldx_file_report *x = run_threads(a, log, len, threads);
+        const char *d = differ(x, y);
+        if (d) fail_msg("%d thread(s): engines differ on lines that do not repeat: %s", threads, d);
+        ldx_file_report_destroy(x);
+    }
+    /* and the memo did rest, then came back: it knew most of the repeating lines only */
+    ldx_scanner *s;
+    assert_int_equal(ldx_scanner_create(&s, a), LDX_OK);
+    ldx_scanner_set_profile(s, true);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, log, len, "t"), LDX_OK);
+    ldx_file_report *fr = NULL;
+    ldx_analyze(s, r, &fr);
+    ldx_prefilter_cost pc;
+    ldx_scanner_prefilter_cost(s, &pc);
+    assert_int_equal(pc.lines, n);
+    if (pc.known < n / 5 || pc.known > n * 5 / 6)
+        fail_msg("the memo knew %llu of %zu lines", (unsigned long long)pc.known, n);
+    ldx_file_report_destroy(fr);
+    ldx_reader_destroy(r);
+    ldx_scanner_destroy(s);
+    ldx_file_report_destroy(y);
+    free(log);
+    ldx_ruleset_destroy(a);
+    ldx_ruleset_destroy(b);
+}
+
 int main(int argc, char **argv)
 {
     corpus_dir = argc > 1 ? argv[1] : NULL;
@@ -400,6 +466,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_anchored_patterns),
         cmocka_unit_test(test_shuffled_examples),
         cmocka_unit_test(test_templates),
+        cmocka_unit_test(test_lines_that_do_not_repeat),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ldx_ruleset_destroy(fast);
