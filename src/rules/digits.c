@@ -7,10 +7,12 @@
  * of the same template (scan/memo.c). That is only sound for what cannot tell one digit
  * from another:
  *
- * - the prefilter scans templates, not lines, with every expression widened here so
- *   that it matches the template of each line the original matches: a literal digit
- *   becomes '0', a class that holds some digits but not all ([1-9]) also takes '0', a
- *   negative lookaround that looks at digits is dropped;
+ * - a second prefilter database, of the patterns that read digits, scans the templates
+ *   of the lines the memo sees first, with each expression widened here so that it
+ *   matches the template of every line the original matches (a literal digit becomes
+ *   '0', a class that holds some digits but not all ([1-9]) also takes '0', a negative
+ *   lookaround that looks at digits is dropped): it says which of those patterns may
+ *   match any line of the template;
  * - a PCRE2 pattern whose every part treats the ten digits alike (\d, \w, [0-9a-f], .,
  *   literal letters) is "digit-blind": it matches a line exactly when it matches any
  *   other line of the template, at the same offsets, captures included. Its result is

@@ -117,9 +117,9 @@ char *ldxi_literal_set(const char *pattern, bool *caseless);
  * ([:alpha:]) are the class's own. */
 size_t ldxi_re_class_end(const char *p, size_t n, size_t i);
 
-/* Digits (digits.c): the prefilter scans each line's template, the line with every
- * digit written as '0', so that lines which differ only in their numbers can share one
- * result. ldxi_digits_template writes the template of src[0..n) to dst[0..n). */
+/* Digits (digits.c): lines that differ only in their numbers share a template, the
+ * line with every digit written as '0', and can share one result (the line memo).
+ * ldxi_digits_template writes the template of src[0..n) to dst[0..n). */
 void ldxi_digits_template(const char *src, size_t n, char *dst);
 /* Whether every part of a PCRE2 pattern treats the ten digits alike, so that it matches
  * a line exactly where it matches any line of the same template, at the same offsets;

@@ -1,14 +1,17 @@
-/* The batch engine: the prefilter in front of PCRE2, and the threads that share one
- * input.
+/* The batch engine: the prefilter in front of PCRE2, the line memo, and the threads
+ * that share one input.
  *
- * Lines are copied into a batch (ANSI escapes removed), one per '\n' so that '^' and
- * '$' mean what they mean per line. A full batch is matched: Vectorscan scans it once
- * for every pattern (a superset of their matches), and PCRE2 runs only on the (line,
- * signal) pairs that hit, keeping what matched and where its captures are. Matching
- * touches nothing but the batch, so batches are matched by worker threads side by side
- * (`-j` on one file); then each is applied to the scanner's state on the calling
- * thread, strictly in input order, exactly as the plain engine would have recorded the
- * lines one by one. Results do not depend on the number of threads. */
+ * Whole lines are copied into a batch as they came (runs of them, from the reader's
+ * blocks). A full batch is matched: it is cut into lines (ANSI escapes removed), each
+ * line's template made (memo.c); a line whose template the memo knows takes what the
+ * template's first line matched. Vectorscan scans the other lines once for every
+ * pattern (a superset of their matches), and PCRE2 runs only on the (line, signal)
+ * pairs that hit, keeping what matched and where its captures are; the memo keeps it
+ * for the template. Matching touches nothing but the batch and the thread's own memo,
+ * so batches are matched by worker threads side by side (`-j` on one file); then each is
+ * applied to the scanner's state on the calling thread, strictly in input order,
+ * exactly as the plain engine would have recorded the lines one by one. Results do not
+ * depend on the number of threads. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
