@@ -62,35 +62,6 @@ static bool compiles(const char *p)
     return re != NULL;
 }
 
-/* 1: re matches subject; 0: it does not; -1: it could not tell (did not compile, or hit
- * the match limit). */
-static int matches(const char *re, const char *subject, size_t sn)
-{
-    int err;
-    PCRE2_SIZE off;
-    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
-    if (!code) return -1;
-    pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
-    pcre2_match_context *mc = pcre2_match_context_create(NULL);
-    int r = -1;
-    if (md && mc) {
-        pcre2_set_match_limit(mc, 100000);
-        int m = pcre2_match(code, (PCRE2_SPTR)subject, sn, 0, 0, md, mc);
-        r = m >= 0 ? 1 : m == PCRE2_ERROR_NOMATCH ? 0 : -1;
-    }
-    pcre2_match_context_free(mc);
-    pcre2_match_data_free(md);
-    pcre2_code_free(code);
-    return r;
-}
-
-/* What the prefilter is given instead of a pattern must find every subject the pattern
- * matches (a superset): checked with PCRE2 standing in for Vectorscan. */
-static void check_superset(const char *p, const char *other, const char *subject, size_t sn)
-{
-    if (other && matches(p, subject, sn) == 1) FUZZ_CHECK(matches(other, subject, sn) != 0);
-}
-
 /* PCRE2 on subject: 1 with the first match's ovector in ov (up to 8 pairs), 0 for no
  * match, -1 when it could not tell. */
 static int match_at(pcre2_code *code, const char *subject, size_t sn, PCRE2_SIZE *ov, int *pairs)
@@ -108,6 +79,26 @@ static int match_at(pcre2_code *code, const char *subject, size_t sn, PCRE2_SIZE
     pcre2_match_context_free(mc);
     pcre2_match_data_free(md);
     return r;
+}
+
+/* 1: re matches subject; 0: it does not; -1: it could not tell (did not compile, or hit
+ * the match limit). */
+static int matches(const char *re, const char *subject, size_t sn)
+{
+    int err, pairs;
+    PCRE2_SIZE off, ov[16];
+    pcre2_code *code = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL);
+    if (!code) return -1;
+    int r = match_at(code, subject, sn, ov, &pairs);
+    pcre2_code_free(code);
+    return r;
+}
+
+/* What the prefilter is given instead of a pattern must find every subject the pattern
+ * matches (a superset): checked with PCRE2 standing in for Vectorscan. */
+static void check_superset(const char *p, const char *other, const char *subject, size_t sn)
+{
+    if (other && matches(p, subject, sn) == 1) FUZZ_CHECK(matches(other, subject, sn) != 0);
 }
 
 /* The template promises (digits.c): the widened pattern matches the template of every
