@@ -24,7 +24,8 @@
 #include <hs/hs.h>
 
 #define BATCH_BYTES ((size_t)256 << 10)
-#define MEMO_REST 16 /* batches without the line memo after one it did not help */
+#define MEMO_TRY 4   /* batches the line memo is judged on */
+#define MEMO_REST 16 /* batches without it after a try where it did not help */
 
 /* Lines are cut 16 bytes at a time with SSE2 (every x86-64), else a byte at a time;
  * -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
@@ -541,18 +542,25 @@ static void match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     /* a batch matched line by line leaves templates half done: forget them all */
     if (b->failed) ldxi_memo_clear(&w->memo);
     /* a log whose lines do not repeat (an id on every one) pays for remembering them and
-     * gets nothing back (half the speed without the memo, measured): where fewer than a
-     * quarter of a batch's lines were known, the memo rests for MEMO_REST batches (twice
-     * as many after each failed try, up to 16 times), then tries again (a log's first
-     * lines are its least repetitive, and a log may change its ways) */
+     * gets nothing back (half the speed without the memo, measured): where the memo knew
+     * fewer than a quarter of the lines of its last MEMO_TRY batches (a log of thousands
+     * of templates takes a few to learn them), it rests for MEMO_REST batches, twice as
+     * many after each failed try (up to 16 times), and tries again with what it knew (a
+     * log's first lines are its least repetitive, and a log may change its ways) */
     if (w->memo_rest) {
         w->memo_rest--;
-    } else if (b->nbl >= 1024 && b->known * 4 < b->nbl) {
-        w->memo_rest = MEMO_REST << (w->memo_fails < 4 ? w->memo_fails : 4); /* 16 to 256 */
-        w->memo_fails++;
-        ldxi_memo_clear(&w->memo);
-    } else if (b->nbl >= 1024) {
-        w->memo_fails = 0;
+    } else if (!b->failed) {
+        w->try_lines += b->nbl;
+        w->try_known += b->known;
+        if (++w->try_batches == MEMO_TRY) {
+            if (w->try_lines >= 4096 && w->try_known * 4 < w->try_lines) {
+                w->memo_rest = MEMO_REST << (w->memo_fails < 4 ? w->memo_fails : 4); /* 16 to 256 */
+                w->memo_fails++;
+            } else {
+                w->memo_fails = 0;
+            }
+            w->try_lines = w->try_known = w->try_batches = 0;
+        }
     }
 }
 

@@ -15,9 +15,10 @@
 
 #define MEMO_SLOTS_MIN 1024u             /* the table doubles as entries come, up to */
 #define MEMO_SLOTS_MAX 32768u            /* this many slots, half of them used at most */
-#define MEMO_KEEP (MEMO_SLOTS_MAX / 4)    /* a batch starts with at most this many entries */
-#define MEMO_KEY_BYTES ((size_t)4 << 20)  /* ... and at most this many template bytes */
-#define MEMO_ITEMS ((size_t)1 << 20)      /* ... items and capture offsets */
+#define MEMO_KEEP (MEMO_SLOTS_MAX / 8 * 3) /* a batch starts with at most this many entries */
+#define MEMO_KEY_BYTES ((size_t)2 << 20)  /* ... and at most this many template bytes */
+#define MEMO_ITEMS ((size_t)1 << 18)      /* ... items and capture offsets: with the slots
+                                           * and entries, 6 MiB a thread at most */
 
 static const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
 

@@ -158,6 +158,8 @@ typedef struct {
     ldxi_memo memo;      /* what the lines of each template matched (memo.h) */
     uint32_t memo_rest;  /* batches to match without it (it knew too few lines lately) */
     uint32_t memo_fails; /* tries in a row after which it still knew too few */
+    uint64_t try_lines, try_known; /* of the memo's batches since it was last judged */
+    uint32_t try_batches;
     pcre2_code **wcode;  /* per signal g: its widened pattern, compiled on first use */
     pcre2_match_data *wmd;
     struct ldxi_cand {
