@@ -301,6 +301,9 @@ void ldxi_batch_free(ldx_scanner *s);
 void ldxi_batch_discard(ldx_scanner *s);
 /* Queues a line; false if it could not (the caller scans it with the plain engine). */
 bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line);
+/* Matches a batch on thread w (match.c): its lines cut, the prefilter, PCRE2; the
+ * results stay in the batch until it is applied. */
+void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w);
 /* A chunk of whole lines (ldx_reader_chunk) for the batches; false when it could not be
  * queued (then nothing was). */
 bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c);

@@ -1,0 +1,558 @@
+/* Matching a batch, on any thread: cutting it into lines and their templates, the line
+ * memo, the prefilter (Vectorscan over the lines the memo does not know, and the template
+ * database over their templates), and PCRE2 on the (line, signal) pairs that hit. It
+ * touches nothing but the batch and the thread's own state (ldxi_worker), so that
+ * batches are matched side by side; batch.c hands them out and applies the results in
+ * input order. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scan_int.h"
+#include "../rules/hsdb.h"
+
+#ifdef LDX_HAVE_HS
+#include <hs/hs.h>
+
+#define MEMO_TRY 4   /* batches the line memo is judged on */
+#define MEMO_REST 16 /* batches without it after a try where it did not help */
+
+/* Lines are cut 16 bytes at a time with SSE2 (every x86-64), else a byte at a time;
+ * -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
+#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
+#define BATCH_SSE2 1
+#include <emmintrin.h>
+#endif
+
+/* ---- the prefilter ---- */
+
+/* A template database's hit: its signal with this bit (they sort after a line's other
+ * hits). */
+#define TPL 0x80000000u
+
+typedef struct {
+    const ldxi_hsdb *h;
+    ldxi_batch *b;
+    const ldxi_hspart *part;
+    size_t cursor; /* the batch line of the previous match */
+    bool tmpl;     /* the part's template database, over templates */
+} hit_ctx;
+
+static int on_hit(unsigned id, unsigned long long from, unsigned long long to, unsigned flags,
+                  void *vctx)
+{
+    (void)from;
+    (void)flags;
+    hit_ctx *hc = vctx;
+    ldxi_batch *b = hc->b;
+    /* a signal of the ruleset, or a special */
+    uint32_t g = hc->tmpl ? hc->part->tmap[id] : hc->part->map[id];
+    if (g == LDXI_HS_IGNORE) return 0;
+    /* the template holding the match's last byte; tl[] is sorted by offset. Matches
+     * come mostly in order of their end, so walk on from the last one found; jump by
+     * binary search when one does not */
+    const ldxi_tline *tl = b->tl;
+    size_t end = to ? (size_t)to - 1 : 0, lo = hc->cursor;
+    if (tl[lo].off <= end)
+        while (lo + 1 < b->ntl && tl[lo + 1].off <= end && lo - hc->cursor < 8) lo++;
+    if (tl[lo].off > end || (lo + 1 < b->ntl && tl[lo + 1].off <= end)) {
+        size_t x = 0, y = b->ntl;
+        while (y - x > 1) {
+            size_t mid = (x + y) / 2;
+            if (tl[mid].off <= end) x = mid;
+            else y = mid;
+        }
+        lo = x;
+    }
+    hc->cursor = lo;
+    /* one entry per (line, signal), however many matches end on the line: this keeps the
+     * hit list bounded by lines x patterns, not by bytes; the entry stands for every
+     * signal with this pattern */
+    const ldxi_hsdb *h = hc->h;
+    uint32_t *last = hc->tmpl ? b->last + h->nsig + LDXI_HS_NSPECIAL : b->last;
+    for (; g != LDXI_HS_IGNORE; g = g < h->nsig ? h->same_next[g] : LDXI_HS_IGNORE) {
+        if (last[g] == lo + 1) continue;
+        last[g] = (uint32_t)lo + 1;
+        if (ldxi_grow((void **)&b->ph, &b->phcap, b->nph + 1, sizeof(ldxi_phit)) != LDX_OK) {
+            b->failed = true;
+            return 1; /* stop: every line will be confirmed instead */
+        }
+        b->ph[b->nph++] = (ldxi_phit){tl[lo].line, hc->tmpl ? g | TPL : g};
+    }
+    return 0;
+}
+
+/* Puts the hits in (line, signal) order, once each. They arrive in match order: by
+ * line mostly, not quite (engines report late), and by signal not at all. A counting
+ * sort by line and an insertion sort of each line's few signals are linear; qsort
+ * was a tenth of the whole scan. */
+static bool sort_hits(ldxi_batch *b)
+{
+    if (ldxi_grow((void **)&b->ph2, &b->ph2cap, b->nph, sizeof(ldxi_phit)) != LDX_OK ||
+        ldxi_grow((void **)&b->lend, &b->lendcap, b->nbl + 1, sizeof(uint32_t)) != LDX_OK)
+        return false;
+    uint32_t *pos = b->lend;
+    memset(pos, 0, (b->nbl + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < b->nph; i++) pos[b->ph[i].line + 1]++;
+    for (size_t l = 1; l <= b->nbl; l++) pos[l] += pos[l - 1];
+    for (size_t i = 0; i < b->nph; i++) b->ph2[pos[b->ph[i].line]++] = b->ph[i];
+    /* pos[l] is now where line l's hits end */
+    size_t w = 0, from = 0;
+    for (size_t l = 0; l < b->nbl; l++) {
+        size_t to = pos[l], first = w;
+        for (size_t r = from; r < to; r++) {
+            ldxi_phit h = b->ph2[r];
+            size_t j = w;
+            while (j > first && b->ph[j - 1].id > h.id) j--;
+            if (j > first && b->ph[j - 1].id == h.id) continue; /* seen on this line */
+            memmove(&b->ph[j + 1], &b->ph[j], (w - j) * sizeof(ldxi_phit));
+            b->ph[j] = h;
+            w++;
+        }
+        from = to;
+    }
+    b->nph = w;
+    return true;
+}
+
+/* Which (line, signal) pairs PCRE2 must look at, sorted: the database over the lines
+ * the memo does not know (rbuf); with the memo in use, the template database over their
+ * templates (tbuf) too, for what the memo will keep. */
+static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch, bool templates)
+{
+    b->nph = 0;
+    b->failed = false;
+    b->pf_bytes = 0;
+    memset(b->last, 0, 2 * (h->nsig + LDXI_HS_NSPECIAL) * sizeof(uint32_t));
+    struct timespec t0, t1;
+    /* timed always (for rules profile): two clock reads a 256 KiB batch cost nothing */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int pi = 0; pi < h->nparts && b->tlen && !b->failed; pi++) {
+        const ldxi_hspart *part = &h->part[pi];
+        for (int t = 0; t < 2 && !b->failed; t++) {
+            if (t && (!templates || !part->tdb)) break;
+            hit_ctx hc = {h, b, part, 0, t == 1};
+            const char *text = t ? b->tbuf : templates ? b->rbuf : b->buf; /* see cut_plain */
+            int r = ldxi_hs_scan(t ? part->tdb : part->db, text, (unsigned)b->tlen, scratch, on_hit, &hc);
+            b->pf_bytes += b->tlen;
+            /* a scan that failed found nothing: this batch is matched line by line
+             * instead (on_hit stops a scan only after marking the batch failed) */
+            if (r != HS_SUCCESS) b->failed = true;
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    b->pf_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec);
+    if (b->nph > 1 && !b->failed && !sort_hits(b)) b->failed = true;
+}
+
+/* ---- matching: prefilter and PCRE2, on any thread ---- */
+
+/* The numbers in the captures of the match whose offsets start at co[from], for the
+ * trends: read here, on a matching thread, rather than by the thread that applies (with
+ * -j 2 that one is the busier). */
+static bool read_values(ldxi_batch *b, const char *text, size_t from, size_t ncaps)
+{
+    if (!ncaps) return true;
+    if (ldxi_grow((void **)&b->val, &b->valcap, (from + 2 * ncaps) / 2, sizeof(double)) != LDX_OK)
+        return false;
+    for (size_t c = 0; c < ncaps; c++) {
+        const size_t *co = b->co + from + 2 * c;
+        double v;
+        b->val[from / 2 + c] = co[0] != SIZE_MAX && ldxi_parse_quantity(text + co[0], co[1] - co[0], &v)
+                                   ? v : NAN;
+    }
+    return true;
+}
+
+static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc *sc,
+                       pcre2_match_data *md)
+{
+    if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK ||
+        ldxi_grow((void **)&b->co, &b->cocap, b->nco + 2 * sc->ncaps, sizeof(size_t)) != LDX_OK)
+        return false;
+    b->m[b->nm++] = (ldxi_match){line, g, (uint32_t)b->nco};
+    if (sc->ncaps) ldxi_scan_caps(sc, md, b->co + b->nco);
+    if (!read_values(b, b->buf + b->bl[line].off, b->nco, sc->ncaps)) return false;
+    b->nco += 2 * sc->ncaps;
+    return true;
+}
+
+/* One candidate signal on one line. Signals with one pattern (rules that share it, a
+ * user's copy of a built-in rule) share its one PCRE2 run on the line. */
+static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t line,
+                       uint32_t g, size_t start)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    ldxi_sigref ref = h->refs[g];
+    if (__atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED)) return;
+    const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
+    uint32_t hd = h->same_head[g];
+    bool shared = hd != g || h->same_next[g] != LDXI_HS_IGNORE; /* another signal has it */
+    if (shared && w->stamp[hd] == w->seq) {
+        uint32_t mi = w->res[hd];
+        if (mi == UINT32_MAX) {
+            ldxi_scan_shared(s, ref.rule, ref.sig, false, &b->rc[ref.rule]);
+            return;
+        }
+        const ldxi_match *m = &b->m[mi];
+        const ldxi_sigc *hc = &s->rs->rules[h->refs[m->g].rule]->sigs[h->refs[m->g].sig];
+        if (hc->ncaps == sc->ncaps) {
+            if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK) {
+                b->failed = true;
+                return;
+            }
+            b->m[b->nm++] = (ldxi_match){line, g, b->m[mi].co};
+            ldxi_scan_shared(s, ref.rule, ref.sig, true, &b->rc[ref.rule]);
+            return;
+        }
+    }
+    const ldxi_bline *bl = &b->bl[line];
+    bool hit = ldxi_scan_match(s, ref.rule, ref.sig, b->buf + bl->off, bl->len, start, w->md,
+                               &b->rc[ref.rule], &w->nconfirm);
+    if (hit && !keep_match(b, line, g, sc, w->md)) {
+        b->failed = true; /* out of memory: this batch is matched again line by line */
+        return;
+    }
+    if (shared && hd == g) {
+        w->stamp[g] = w->seq;
+        w->res[g] = hit ? (uint32_t)b->nm - 1 : UINT32_MAX;
+    }
+}
+
+/* Cuts the batch's runs of lines into lines, as ldx_reader_next() would ("\r\n" is one
+ * line end, "\r" alone another), ANSI escapes removed in place, on the matching thread
+ * (the reading one only copies blocks). Each line's template (digits.c) is made in
+ * the same pass: a line whose template the memo knows takes its result from there;
+ * the first line of each other template goes to the prefilter (its template, which is
+ * all the prefilter ever sees of it). bl[] has room (batch_room). */
+/* The next line end ("\n" or "\r") at or after p; one lies ahead. */
+static const char *next_eol(const char *p)
+{
+#ifdef BATCH_SSE2
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (;; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, cr)));
+        if (m) return p + __builtin_ctz(m);
+    }
+#else
+    while (*p != '\n' && *p != '\r') p++;
+    return p;
+#endif
+}
+
+/* cut_lines() while the memo rests: every line goes to the prefilter, which scans the
+ * batch as it stands (a match across a line end only costs PCRE2 a look). */
+static void cut_plain(ldxi_batch *b)
+{
+    size_t nbl = 0;
+    for (size_t k = 0; k < b->nseg; k++) {
+        const ldxi_seg *sg = &b->seg[k];
+        char *p = b->buf + sg->off, *end = p + sg->len;
+        const char *esc = memchr(p, 0x1b, sg->len);
+        uint64_t lineno = sg->first_line;
+        while (p < end) {
+            const char *eol = next_eol(p);
+            size_t n = (size_t)(eol - p);
+            if (esc && esc < eol) {
+                n = ldx_strip_ansi(p, n, p);
+                esc = memchr(eol, 0x1b, (size_t)(end - eol));
+            }
+            b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
+            b->tl[nbl] = (ldxi_tline){(size_t)(p - b->buf), (uint32_t)nbl};
+            nbl++;
+            p = (char *)eol + 1;
+            if (*eol == '\r' && p < end && *p == '\n') p++;
+        }
+    }
+    b->nbl = b->ntl = nbl;
+    b->tlen = b->len;
+    b->known = 0;
+}
+
+static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
+{
+    ldxi_memo_begin(&w->memo);
+    b->remembered = w->memo_rest == 0;
+    if (!b->remembered) {
+        if (ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
+            return false;
+        cut_plain(b);
+        return true;
+    }
+    if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + 32, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->rbuf, &b->rcap, b->len + 32, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
+        return false;
+    size_t tlen = 0, ntl = 0, nbl = 0;
+    uint64_t known = 0;
+    bool remember = true;
+    for (size_t k = 0; k < b->nseg; k++) {
+        const ldxi_seg *sg = &b->seg[k];
+        char *p = b->buf + sg->off, *end = p + sg->len;
+        uint64_t lineno = sg->first_line;
+        while (p < end) {
+            char *t = b->tbuf + tlen;
+            const char *eol;
+            uint64_t hash;
+            bool esc;
+            size_t n = ldxi_memo_line(p, &eol, t, &hash, &esc);
+            if (esc) { /* rare: the line without its escapes, and that one's template */
+                n = ldx_strip_ansi(p, n, p);
+                hash = ldxi_memo_template(p, n, t);
+            }
+            ldxi_bline *bl = &b->bl[nbl];
+            *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
+            bool fresh = false;
+            if (remember) bl->memo = ldxi_memo_lookup(&w->memo, t, n, hash, &fresh);
+            if (bl->memo == LDXI_MEMO_NONE || fresh) {
+                /* the line for the database, its template (in place already) for the
+                 * template database, at the same offset */
+                b->tl[ntl++] = (ldxi_tline){tlen, (uint32_t)nbl};
+                memcpy(b->rbuf + tlen, p, n);
+                tlen += n;
+                b->rbuf[tlen] = b->tbuf[tlen] = '\n';
+                tlen++;
+            } else {
+                known++; /* known, or its first line is earlier in this batch */
+            }
+            nbl++;
+            p = (char *)eol + 1;
+            if (*eol == '\r' && p < end && *p == '\n') p++;
+        }
+    }
+    b->nbl = nbl;
+    b->tlen = tlen;
+    b->ntl = ntl;
+    b->known = known;
+    return true;
+}
+
+/* A signal that looks at digits, on the lines of a template t[0..n): its pattern
+ * widened (digits.c) matches t wherever the pattern matches one of them, at the same
+ * place, so where the widened one first matches t is as early as a match can start on
+ * any of them (*start), and none can match where it does not (false). The template's
+ * first line matched (hit) is a contradiction: then 0, as if nothing were known. */
+static bool where_from(const ldx_scanner *s, ldxi_worker *w, uint32_t g, const char *t,
+                       size_t n, bool hit, uint32_t *start)
+{
+    *start = 0;
+    if (!s->wide[g]) return true;
+    if (!w->wcode[g]) {
+        const ldxi_sigref ref = s->rs->hs->refs[g];
+        const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
+        int err;
+        PCRE2_SIZE off;
+        w->wcode[g] = pcre2_compile((PCRE2_SPTR)s->wide[g], PCRE2_ZERO_TERMINATED, sc->options,
+                                    &err, &off, NULL);
+        if (!w->wcode[g]) return true;
+        pcre2_jit_compile(w->wcode[g], PCRE2_JIT_COMPLETE); /* first lines of templates: many */
+    }
+    int r = pcre2_match(w->wcode[g], (PCRE2_SPTR)t, n, 0, 0, w->wmd, s->mctx);
+    if (r >= 0) {
+        *start = (uint32_t)pcre2_get_ovector_pointer(w->wmd)[0];
+        return true;
+    }
+    return r != PCRE2_ERROR_NOMATCH || hit;
+}
+
+/* The candidates of line l, its prefilter hits ph[p0, p1) and the always list merged in
+ * signal (rule-major) order, matched with PCRE2. With e, the memo entry of its
+ * template, the line is the template's first: what PCRE2 found for its digit-blind
+ * signals holds for every line of the template and is kept there; the other
+ * candidates (patterns that look at digits, rules over their time budget, or every one
+ * when a match limit struck) will run on each line. */
+static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t l,
+                       size_t p0, size_t p1, ldxi_memo_entry *e)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    size_t q = p0, a = 0, nc = 0;
+    bool limited = false;
+    w->seq++; /* what try_signal() remembers is for this line only */
+    for (;;) {
+        while (q < p1 && b->ph[q].id >= h->nsig) q++;
+        uint32_t gq = q < p1 ? b->ph[q].id : UINT32_MAX;
+        uint32_t ga = a < h->nalways ? h->always[a] : UINT32_MAX;
+        if (gq == UINT32_MAX && ga == UINT32_MAX) break;
+        uint32_t g = gq <= ga ? gq : ga;
+        if (gq == g) q++;
+        if (ga == g) a++;
+        if (!e) {
+            try_signal(s, b, w, l, g, 0);
+            continue;
+        }
+        ldxi_sigref ref = h->refs[g];
+        bool off = __atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED);
+        uint64_t lim = b->rc[ref.rule].limit_hits;
+        size_t nm = b->nm;
+        try_signal(s, b, w, l, g, 0);
+        if (b->failed) return;
+        limited |= b->rc[ref.rule].limit_hits != lim;
+        if (ldxi_grow((void **)&w->cand, &w->candcap, nc + 1, sizeof *w->cand) != LDX_OK) {
+            b->failed = true;
+            return;
+        }
+        w->cand[nc++] = (struct ldxi_cand){g, b->nm > nm ? (uint32_t)nm : UINT32_MAX, off};
+    }
+    if (!e) return;
+    /* what the memo keeps, in signal order: the matches of the digit-blind candidates;
+     * and, to run on each line, the signals that read digits wherever their widened
+     * patterns may match the template (the template database's hits here, and the
+     * always list's), the candidates of rules over their time budget, or every
+     * candidate when a match limit struck */
+    ldxi_memo *mm = &w->memo;
+    size_t t0 = p1;
+    while (t0 > p0 && (b->ph[t0 - 1].id & TPL)) t0--;
+    size_t ncaps = 0;
+    for (size_t c = 0; c < nc; c++) {
+        const ldxi_sigref ref = h->refs[w->cand[c].g];
+        ncaps += s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+    }
+    if (!ldxi_memo_reserve(mm, nc + (p1 - t0), 2 * ncaps)) {
+        b->failed = true;
+        return;
+    }
+    e->item = (uint32_t)mm->nitems;
+    for (size_t c = 0, t = t0;;) {
+        uint32_t gc = c < nc ? w->cand[c].g : UINT32_MAX;
+        uint32_t gt = t < p1 ? b->ph[t].id & ~TPL : UINT32_MAX;
+        if (gc == UINT32_MAX && gt == UINT32_MAX) break;
+        uint32_t g = gc <= gt ? gc : gt;
+        const struct ldxi_cand *cd = gc == g ? &w->cand[c++] : NULL;
+        if (gt == g) t++;
+        bool hit = cd && cd->m != UINT32_MAX;
+        uint32_t start = 0;
+        if (limited || (cd && cd->off)) {
+            mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, 0};
+        } else if (!s->blind[g]) {
+            if (where_from(s, w, g, mm->keys + e->key, e->len, hit, &start))
+                mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, start};
+        } else if (hit) {
+            const ldxi_sigref ref = h->refs[g];
+            size_t k = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+            mm->items[mm->nitems++] = (ldxi_memo_item){g, (uint32_t)mm->nco, 0};
+            for (size_t i = 0; i < k; i++) {
+                size_t o = b->co[b->m[cd->m].co + i];
+                mm->co[mm->nco++] = o == SIZE_MAX ? UINT32_MAX : (uint32_t)o;
+            }
+        }
+    }
+    e->nitems = (uint32_t)(mm->nitems - e->item);
+    e->state = LDXI_MEMO_READY;
+}
+
+/* A line whose template the memo knows: its matches as remembered, and PCRE2 for the
+ * signals that must see the line itself. */
+static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t l,
+                   const ldxi_memo_entry *e)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    const ldxi_memo *mm = &w->memo;
+    w->seq++;
+    for (uint32_t k = 0; k < e->nitems && !b->failed; k++) {
+        ldxi_memo_item it = mm->items[e->item + k];
+        if (it.co == LDXI_MEMO_RUN) {
+            b->pf_pairs++;
+            try_signal(s, b, w, l, it.g, it.start);
+            continue;
+        }
+        ldxi_sigref ref = h->refs[it.g];
+        if (__atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED)) continue;
+        size_t n = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+        if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK ||
+            ldxi_grow((void **)&b->co, &b->cocap, b->nco + n, sizeof(size_t)) != LDX_OK) {
+            b->failed = true;
+            return;
+        }
+        /* a signal with the pattern of one before it on the line (the same head: rules
+         * that share a pattern, a user's copy of a rule) takes its captures and numbers */
+        uint32_t hd = h->same_head[it.g];
+        if (hd != it.g && w->stamp[hd] == w->seq && w->res[hd] != UINT32_MAX) {
+            b->m[b->nm++] = (ldxi_match){l, it.g, b->m[w->res[hd]].co};
+            ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
+            continue;
+        }
+        if (hd == it.g && h->same_next[it.g] != LDXI_HS_IGNORE) {
+            w->stamp[it.g] = w->seq;
+            w->res[it.g] = (uint32_t)b->nm;
+        }
+        b->m[b->nm++] = (ldxi_match){l, it.g, (uint32_t)b->nco};
+        for (size_t i = 0; i < n; i++)
+            b->co[b->nco + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
+        if (!read_values(b, b->buf + b->bl[l].off, b->nco, n / 2)) {
+            b->failed = true;
+            return;
+        }
+        b->nco += n;
+        ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
+    }
+}
+
+void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    memset(b->rc, 0, s->rs->n * sizeof(ldxi_rulecount));
+    b->nm = b->nco = 0;
+    b->pf_pairs = 0;
+    b->nph = 0;
+    b->failed = !cut_lines(b, w);
+    if (!b->failed) prefilter(h, b, w->scratch, b->remembered);
+    size_t p = 0;
+    for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
+        ldxi_bline *bl = &b->bl[l];
+        ldxi_memo_entry *e = bl->memo != LDXI_MEMO_NONE ? &w->memo.ent[bl->memo] : NULL;
+        size_t nm0 = b->nm;
+        if (e && e->state == LDXI_MEMO_READY) {
+            bl->hints = e->hints;
+            if (e->nitems) recall(s, b, w, l, e);
+        } else {
+            /* the prefilter saw this line: the first of its template, or one the memo
+             * has no room for */
+            size_t p0 = p;
+            uint8_t hints = 0;
+            while (p < b->nph && b->ph[p].line == l) {
+                uint32_t id = b->ph[p].id; /* a signal, a special, or a template hit */
+                if (id == h->nsig + LDXI_HS_LAUNCHER) hints |= LDXI_HINT_LAUNCHER;
+                if (id == h->nsig + LDXI_HS_VERSIONS) hints |= LDXI_HINT_VERSIONS;
+                b->pf_pairs += id < h->nsig;
+                p++;
+            }
+            /* the first line of a template: a hint that no line of it can use is dropped */
+            if (e && (hints & LDXI_HINT_VERSIONS) &&
+                !ldxi_versions_possible(b->buf + bl->off, bl->len, w->md))
+                hints &= (uint8_t)~LDXI_HINT_VERSIONS;
+            bl->hints = hints;
+            if (e) e->hints = hints;
+            match_line(s, b, w, l, p0, p, e);
+        }
+        /* a matched line's rank, here rather than where the batch is applied: that is
+         * the one thread all batches go through */
+        if (b->nm > nm0) bl->rank = ldx_line_rank(b->buf + bl->off, bl->len);
+    }
+    /* a batch matched line by line leaves templates half done: forget them all */
+    if (b->failed) ldxi_memo_clear(&w->memo);
+    /* a log whose lines do not repeat (an id on every one) pays for remembering them and
+     * gets nothing back (half the speed without the memo, measured): where the memo knew
+     * fewer than a quarter of the lines of its last MEMO_TRY batches (a log of thousands
+     * of templates takes a few to learn them), it rests for MEMO_REST batches, twice as
+     * many after each failed try (up to 16 times), and tries again with what it knew (a
+     * log's first lines are its least repetitive, and a log may change its ways) */
+    if (w->memo_rest) {
+        w->memo_rest--;
+    } else if (!b->failed) {
+        w->try_lines += b->nbl;
+        w->try_known += b->known;
+        if (++w->try_batches == MEMO_TRY) {
+            if (w->try_lines >= 4096 && w->try_known * 4 < w->try_lines) {
+                w->memo_rest = MEMO_REST << (w->memo_fails < 4 ? w->memo_fails : 4); /* 16 to 256 */
+                w->memo_fails++;
+            } else {
+                w->memo_fails = 0;
+            }
+            w->try_lines = w->try_known = w->try_batches = 0;
+        }
+    }
+}
+
+#endif /* LDX_HAVE_HS */
