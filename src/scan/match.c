@@ -287,7 +287,6 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
         return false;
     size_t tlen = 0, ntl = 0, nbl = 0;
     uint64_t known = 0;
-    bool remember = true;
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
         char *p = b->buf + sg->off, *end = p + sg->len;
@@ -304,8 +303,8 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
             }
             ldxi_bline *bl = &b->bl[nbl];
             *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
-            bool fresh = false;
-            if (remember) bl->memo = ldxi_memo_lookup(&w->memo, t, n, hash, &fresh);
+            bool fresh;
+            bl->memo = ldxi_memo_lookup(&w->memo, t, n, hash, &fresh);
             if (bl->memo == LDXI_MEMO_NONE || fresh) {
                 /* the line for the database, its template (in place already) for the
                  * template database, at the same offset */
