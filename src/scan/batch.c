@@ -26,8 +26,25 @@
 
 /* ---- applying: on the scanner's thread, in input order ---- */
 
+/* The log's last lines (tail.c) are kept a batch late: the last applied batch waits in
+ * tail_pend, and of its lines only those still among the last max_tail when the next
+ * batch comes are kept (none, mostly: a batch holds more lines than that; copying a
+ * thousand lines of every batch was 3% of a scan). next_lines: the lines that come
+ * now; 0 when the input ends or the ring is rebuilt. */
+static void tail_settle(ldx_scanner *s, size_t next_lines)
+{
+    ldxi_batch *p = s->tail_pend;
+    s->tail_pend = NULL;
+    size_t max = s->rs->max_tail;
+    if (!p || next_lines >= max) return;
+    size_t need = max - next_lines < p->tail_n ? max - next_lines : p->tail_n;
+    for (size_t l = p->tail_n - need; l < p->tail_n; l++)
+        ldxi_tail_keep(s, p->buf + p->bl[l].off, p->bl[l].len, p->bl[l].lineno);
+}
+
 static void apply_batch(ldx_scanner *s, ldxi_batch *b)
 {
+    if (s->rs->max_tail) tail_settle(s, b->nbl);
     if (b->failed) {
         /* the hits could not be kept: every pattern on every line, as without a prefilter */
         for (size_t l = 0; l < b->nbl; l++)
@@ -35,20 +52,15 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
     } else {
         const ldxi_hsdb *h = s->rs->hs;
         size_t mi = 0;
-        /* the kept last lines (tail.c) need a batch's last ones only, if any */
-        size_t keep = s->rs->max_tail < b->nbl ? s->rs->max_tail : b->nbl;
-        size_t tail_from = b->nbl - keep;
         for (uint32_t l = 0; l < b->nbl; l++) {
             /* most lines: no match, no structure reader wants them */
-            if (!b->bl[l].hints && !s->launcher.state && l < tail_from &&
-                (mi == b->nm || b->m[mi].line != l))
+            if (!b->bl[l].hints && !s->launcher.state && (mi == b->nm || b->m[mi].line != l))
                 continue;
             const char *text = b->buf + b->bl[l].off;
             size_t len = b->bl[l].len;
             uint64_t lineno = b->bl[l].lineno;
             ldxi_scan_structure(s, text, len, lineno, b->bl[l].hints & LDXI_HINT_LAUNCHER,
                                 b->bl[l].hints & LDXI_HINT_VERSIONS);
-            if (l >= tail_from) ldxi_tail_keep(s, text, len, lineno);
             ldxi_linectx lc = {.ranked = true, .rank = b->bl[l].rank};
             long cur = -1;
             for (; mi < b->nm && b->m[mi].line == l; mi++) {
@@ -68,6 +80,10 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         s->pf.known += b->known;
         s->pf.ns += b->pf_ns;
         s->pf.pairs += b->pf_pairs;
+        if (s->rs->max_tail) { /* its lines and text stay as they are until it is refilled */
+            b->tail_n = b->nbl;
+            s->tail_pend = b;
+        }
     }
     b->len = b->nbl = b->nph = b->nm = b->nco = b->nseg = 0;
     b->nlines = 0;
@@ -158,6 +174,7 @@ void ldxi_scanner_flush(ldx_scanner *s)
     if (!s->bt) return;
     hand_on(s);
     while (s->applied < s->filled) apply_oldest(s);
+    tail_settle(s, 0);
 }
 
 void ldxi_batch_discard(ldx_scanner *s)
@@ -171,6 +188,7 @@ void ldxi_batch_discard(ldx_scanner *s)
         s->bt[i].len = s->bt[i].nbl = s->bt[i].nph = s->bt[i].nseg = 0;
         s->bt[i].nlines = 0;
     }
+    s->tail_pend = NULL;
 }
 
 /* Room in the batch being filled for n more bytes of lines and k more lines (bl[] is
@@ -322,7 +340,9 @@ ldx_status ldxi_batch_init(ldx_scanner *s)
         if (!s->blind[g]) s->wide[g] = ldxi_re_widen_digits(pattern); /* NULL: none */
     }
     ldx_status st = worker_init(s, &s->own, NULL);
-    return st == LDX_OK ? make_batches(s, 1) : st;
+    /* two: the one being filled, and the last applied, whose last lines may still be
+     * among the log's last (tail_settle) */
+    return st == LDX_OK ? make_batches(s, 2) : st;
 }
 
 static void stop_workers(ldx_scanner *s)
@@ -368,6 +388,7 @@ ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n)
  * go on being matched here. */
 static void start_workers(ldx_scanner *s)
 {
+    tail_settle(s, 0); /* the ring is rebuilt */
     int n = s->want;
     s->want = 0;
     ldxi_batch *old = s->bt;

@@ -104,7 +104,7 @@ typedef struct {
 } ldxi_rulecount;
 
 /* Lines queued for the prefilter, what it found in them, and what PCRE2 confirmed. */
-typedef struct {
+typedef struct ldxi_batch_s {
     char *buf;           /* runs of lines (segs), split into bl[] by the matching thread */
     size_t len, cap;
     ldxi_seg *seg;
@@ -140,6 +140,7 @@ typedef struct {
     uint64_t pf_ns;      /* the prefilter's time on it */
     uint64_t pf_pairs;   /* the (line, signal) pairs it handed to PCRE2 */
     bool done;           /* matched (by a worker): ready to apply */
+    size_t tail_n;       /* applied, and the scanner's tail_pend: its lines (bl[], buf) */
     char pad_[64];       /* batches side by side are written by different threads: no
                           * cache line of one is another's */
 } ldxi_batch;
@@ -236,6 +237,8 @@ struct ldx_scanner {
     uint64_t tail_at;                    /* lines when the tail signals were matched */
     uint64_t *tail_lines;                /* per rule: tail lines that only a tail signal hit */
     uint64_t tail_runs;                  /* PCRE2 runs of the tail signals, last matching */
+    struct ldxi_batch_s *tail_pend;      /* the last applied batch, its last lines not
+                                          * kept yet (batch.c) */
     /* counted on every line by the reading thread, apart from what the workers read
      * (sharing a cache line with rs cost -j 2 a tenth of its time) */
     char pad_[64];
