@@ -192,7 +192,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     size_t nt = 0;
     for (size_t x = 0; ok && db && x < n; x++) {
         const ldx_signal_info *si = signal_of(rs, h, gs[x]);
-        if (ldxi_re_digit_blind(si->pattern)) continue;
+        if (h->blind[gs[x]]) continue;
         char *wide = ldxi_re_widen_digits(ent[x].expr ? ent[x].expr : si->pattern);
         if (!wide) {
             ok = give_up(h, gs[x]);
@@ -535,6 +535,23 @@ static bool serves_most(const ldxi_hspart *p, uint32_t nsig)
     return 2 * used >= all;
 }
 
+/* Which signals' patterns are digit-blind, and the others widened (digits.c): the
+ * template database and the line memo go by them. */
+static bool digit_blindness(const ldx_ruleset *rs, ldxi_hsdb *h)
+{
+    h->blind = calloc(h->nsig ? h->nsig : 1, sizeof(bool));
+    h->wide = calloc(h->nsig ? h->nsig : 1, sizeof(ldxi_sigc));
+    if (!h->blind || !h->wide) return false;
+    for (uint32_t g = 0; g < h->nsig; g++) {
+        const ldx_signal_info *si = signal_of(rs, h, g);
+        h->blind[g] = ldxi_re_digit_blind(si->pattern);
+        if (h->blind[g]) continue;
+        h->wide[g].pattern = ldxi_re_widen_digits(si->pattern); /* NULL: none */
+        h->wide[g].options = rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig].options;
+    }
+    return true;
+}
+
 /* Three environment variables are for testing: LOGDX_ENGINE=pcre2 builds no prefilter
  * (the plain engine, as with -DLOGDX_PREFILTER=OFF), LOGDX_NO_EMBEDDED_DB compiles every
  * pattern at run time instead of loading the build-time database, and
@@ -572,6 +589,12 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
             h->refs[g] = (ldxi_sigref){(uint32_t)i, k};
             by_hash[g] = (hashed){signal_hash(&rs->rules[i]->info.signals[k]), g};
         }
+    if (!digit_blindness(rs, h)) {
+        free(by_hash);
+        free(covered);
+        free(rest);
+        goto fail;
+    }
     if (h->nsig > 1) qsort(by_hash, h->nsig, sizeof(hashed), hashed_cmp);
     /* signals with one pattern sit side by side in by_hash, the first (smallest g) first */
     for (uint32_t x = 0; x < h->nsig; x++) {
@@ -657,6 +680,12 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
     free(h->same_next);
     free(h->same_head);
     free(h->always);
+    for (uint32_t g = 0; h->wide && g < h->nsig; g++) {
+        pcre2_code_free(h->wide[g].code);
+        free((char *)h->wide[g].pattern);
+    }
+    free(h->wide);
+    free(h->blind);
     free(h);
 }
 

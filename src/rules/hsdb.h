@@ -52,6 +52,11 @@ typedef struct ldxi_hsdb {
     uint32_t *always;    /* g of the signals matched with PCRE2 on every line, ascending */
     size_t nalways;
     bool embedded;       /* part 0 came from the build-time database */
+    /* Per signal g (digits.c): whether its pattern is digit-blind, and for one that is
+     * not, the pattern widened for templates (pattern NULL: none), compiled on first use
+     * by ldxi_sig_code() like the signals' own. The line memo reads them. */
+    bool *blind;
+    struct ldxi_sigc_s *wide;
 } ldxi_hsdb;
 
 struct ldx_ruleset;

@@ -10,7 +10,7 @@
 #include "cond.h"
 #include "../core/version.h"
 
-typedef struct {
+typedef struct ldxi_sigc_s {
     /* Compiled and JIT-compiled on first use (ldxi_sig_code): most patterns of a large
      * rule set never reach PCRE2 behind the prefilter. User rules are compiled at load,
      * to report their errors, and JIT-compiled on first use. */

@@ -37,8 +37,8 @@ static void tail_settle(ldx_scanner *s, size_t next_lines)
     s->tail_pend = NULL;
     size_t max = s->rs->max_tail;
     if (!p || next_lines >= max) return;
-    size_t need = max - next_lines < p->tail_n ? max - next_lines : p->tail_n;
-    for (size_t l = p->tail_n - need; l < p->tail_n; l++)
+    size_t need = max - next_lines < p->nbl ? max - next_lines : p->nbl;
+    for (size_t l = p->nbl - need; l < p->nbl; l++)
         ldxi_tail_keep(s, p->buf + p->bl[l].off, p->bl[l].len, p->bl[l].lineno);
 }
 
@@ -80,12 +80,10 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         s->pf.known += b->known;
         s->pf.ns += b->pf_ns;
         s->pf.pairs += b->pf_pairs;
-        if (s->rs->max_tail) { /* its lines and text stay as they are until it is refilled */
-            b->tail_n = b->nbl;
-            s->tail_pend = b;
-        }
+        /* its lines (bl[], nbl, buf) stay as they are until it is refilled */
+        if (s->rs->max_tail) s->tail_pend = b;
     }
-    b->len = b->nbl = b->nph = b->nm = b->nco = b->nseg = 0;
+    b->len = b->nph = b->nm = b->nco = b->nseg = 0;
     b->nlines = 0;
     b->done = false;
 }
@@ -254,9 +252,7 @@ static ldx_status worker_init(ldx_scanner *s, ldxi_worker *w, void *scratch)
     w->md = pcre2_match_data_create(s->rs->max_groups > 4 ? s->rs->max_groups : 4, NULL);
     w->stamp = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint64_t));
     w->res = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint32_t));
-    w->wcode = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(pcre2_code *));
-    w->wmd = pcre2_match_data_create(1, NULL);
-    if (!w->md || !w->stamp || !w->res || !w->wcode || !w->wmd) return LDX_ENOMEM;
+    if (!w->md || !w->stamp || !w->res) return LDX_ENOMEM;
     if (scratch) return hs_clone_scratch(scratch, (hs_scratch_t **)&w->scratch) == HS_SUCCESS
                             ? LDX_OK : LDX_ENOMEM;
     /* one scratch serves every part: each allocation grows it to fit */
@@ -274,11 +270,6 @@ static void worker_fini(ldxi_worker *w)
     free(w->res);
     free(w->cand);
     ldxi_memo_free(&w->memo);
-    for (uint32_t g = 0; w->wcode && g < w->s->rs->hs->nsig; g++) pcre2_code_free(w->wcode[g]);
-    free(w->wcode);
-    pcre2_match_data_free(w->wmd);
-    w->wcode = NULL;
-    w->wmd = NULL;
     w->cand = NULL;
     w->candcap = 0;
     w->scratch = NULL;
@@ -329,16 +320,6 @@ static void free_batches(ldx_scanner *s)
 
 ldx_status ldxi_batch_init(ldx_scanner *s)
 {
-    const ldxi_hsdb *h = s->rs->hs;
-    s->blind = calloc(h->nsig ? h->nsig : 1, sizeof(bool));
-    if (!s->blind) return LDX_ENOMEM;
-    s->wide = calloc(h->nsig ? h->nsig : 1, sizeof(char *));
-    if (!s->wide) return LDX_ENOMEM;
-    for (uint32_t g = 0; g < h->nsig; g++) {
-        const char *pattern = s->rs->rules[h->refs[g].rule]->info.signals[h->refs[g].sig].pattern;
-        s->blind[g] = ldxi_re_digit_blind(pattern);
-        if (!s->blind[g]) s->wide[g] = ldxi_re_widen_digits(pattern); /* NULL: none */
-    }
     ldx_status st = worker_init(s, &s->own, NULL);
     /* two: the one being filled, and the last applied, whose last lines may still be
      * among the log's last (tail_settle) */
@@ -369,11 +350,6 @@ void ldxi_batch_free(ldx_scanner *s)
     stop_workers(s);
     free_batches(s);
     worker_fini(&s->own);
-    free(s->blind);
-    s->blind = NULL;
-    for (uint32_t g = 0; s->wide && g < s->rs->hs->nsig; g++) free(s->wide[g]);
-    free(s->wide);
-    s->wide = NULL;
 }
 
 ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n)

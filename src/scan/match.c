@@ -336,21 +336,14 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
 static bool where_from(const ldx_scanner *s, ldxi_worker *w, uint32_t g, const char *t,
                        size_t n, bool hit, uint32_t *start)
 {
+    const ldxi_sigc *wide = &s->rs->hs->wide[g];
+    pcre2_code *code = wide->pattern ? ldxi_sig_code(wide) : NULL;
     *start = 0;
-    if (!s->wide[g]) return true;
-    if (!w->wcode[g]) {
-        const ldxi_sigref ref = s->rs->hs->refs[g];
-        const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
-        int err;
-        PCRE2_SIZE off;
-        w->wcode[g] = pcre2_compile((PCRE2_SPTR)s->wide[g], PCRE2_ZERO_TERMINATED, sc->options,
-                                    &err, &off, NULL);
-        if (!w->wcode[g]) return true;
-        pcre2_jit_compile(w->wcode[g], PCRE2_JIT_COMPLETE); /* first lines of templates: many */
-    }
-    int r = pcre2_match(w->wcode[g], (PCRE2_SPTR)t, n, 0, 0, w->wmd, s->mctx);
+    if (!code) return true;
+    /* w->md is free here: the line's own matches have their captures copied out */
+    int r = pcre2_match(code, (PCRE2_SPTR)t, n, 0, 0, w->md, s->mctx);
     if (r >= 0) {
-        *start = (uint32_t)pcre2_get_ovector_pointer(w->wmd)[0];
+        *start = (uint32_t)pcre2_get_ovector_pointer(w->md)[0];
         return true;
     }
     return r != PCRE2_ERROR_NOMATCH || hit;
@@ -424,7 +417,7 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
         uint32_t start = 0;
         if (limited || (cd && cd->off)) {
             mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, 0};
-        } else if (!s->blind[g]) {
+        } else if (!s->rs->hs->blind[g]) {
             if (where_from(s, w, g, mm->keys + e->key, e->len, hit, &start))
                 mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, start};
         } else if (hit) {

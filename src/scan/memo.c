@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "../rules/ruleset_int.h"
 
 /* Templates are written and hashed 16 bytes at a time with SSE2 (every x86-64), else a
  * byte at a time; -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
@@ -68,28 +69,17 @@ static inline __m128i keep_below(__m128i v, unsigned k)
 
 uint64_t ldxi_memo_template(const char *src, size_t n, char *dst)
 {
-    uint64_t h1 = K2, h2 = K1;
+    ldxi_digits_template(src, n, dst);
+    uint64_t h1 = K2, h2 = K1, lo, hi;
     size_t i = 0;
-#ifdef MEMO_SSE2
-    for (; i + 16 <= n; i += 16) mix16(&h1, &h2, template16(_mm_loadu_si128((const __m128i *)(const void *)(src + i)), dst + i));
-#endif
     for (; i + 16 <= n; i += 16) {
-        uint64_t lo, hi;
-        for (size_t k = 0; k < 16; k++) {
-            unsigned char c = (unsigned char)src[i + k];
-            dst[i + k] = (char)((unsigned)(c - '0') < 10u ? '0' : c);
-        }
         memcpy(&lo, dst + i, 8);
         memcpy(&hi, dst + i + 8, 8);
         h1 = mix(h1, lo, K1);
         h2 = mix(h2, hi, K2);
     }
     char last[16] = {0};
-    for (size_t k = i; k < n; k++) {
-        unsigned char c = (unsigned char)src[k];
-        dst[k] = last[k - i] = (char)((unsigned)(c - '0') < 10u ? '0' : c);
-    }
-    uint64_t lo, hi;
+    memcpy(last, dst + i, n - i);
     memcpy(&lo, last, 8);
     memcpy(&hi, last + 8, 8);
     h1 = mix(h1, lo, K1);

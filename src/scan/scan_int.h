@@ -140,7 +140,6 @@ typedef struct ldxi_batch_s {
     uint64_t pf_ns;      /* the prefilter's time on it */
     uint64_t pf_pairs;   /* the (line, signal) pairs it handed to PCRE2 */
     bool done;           /* matched (by a worker): ready to apply */
-    size_t tail_n;       /* applied, and the scanner's tail_pend: its lines (bl[], buf) */
     char pad_[64];       /* batches side by side are written by different threads: no
                           * cache line of one is another's */
 } ldxi_batch;
@@ -161,8 +160,6 @@ typedef struct {
     uint32_t memo_fails; /* tries in a row after which it still knew too few */
     uint64_t try_lines, try_known; /* of the memo's batches since it was last judged */
     uint32_t try_batches;
-    pcre2_code **wcode;  /* per signal g: its widened pattern, compiled on first use */
-    pcre2_match_data *wmd;
     struct ldxi_cand {
         uint32_t g;
         uint32_t m;      /* its match in the batch, UINT32_MAX: none */
@@ -209,9 +206,6 @@ struct ldx_scanner {
     /* the prefilter engine (batch.c): lines are batched, scanned at once, confirmed by
      * PCRE2, on worker threads when there are any, and applied here in order */
     ldxi_batch *bt;                      /* a ring of nbt */
-    bool *blind;                         /* per signal g: its pattern is digit-blind */
-    char **wide;                         /* per signal g that is not: the pattern widened
-                                          * for templates (digits.c), or NULL */
     int nbt;
     uint64_t filled, claimed, applied;   /* batches handed on, taken by a worker, applied */
     ldxi_worker own;                     /* this thread's, when it matches batches itself */

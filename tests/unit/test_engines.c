@@ -14,22 +14,7 @@
 static ldx_ruleset *fast, *plain;
 static const char *corpus_dir;
 
-static ldx_ruleset *load(const char *engine)
-{
-    if (engine) setenv("LOGDX_ENGINE", engine, 1);
-    else unsetenv("LOGDX_ENGINE");
-    ldx_msgs *m;
-    ldx_msgs_create(&m);
-    ldx_compiler *c;
-    ldx_compiler_create(&c, m);
-    ldx_compiler_add_builtin(c);
-    ldx_ruleset *rs = NULL;
-    ldx_compiler_finish(c, &rs);
-    ldx_compiler_destroy(c);
-    ldx_msgs_destroy(m);
-    unsetenv("LOGDX_ENGINE");
-    return rs;
-}
+static ldx_ruleset *load(const char *engine) { return compile_rules(NULL, 0, engine, false, NULL, 0); }
 
 /* Scans data with rs on `threads` threads, profiled when asked: the report, and the
  * scanner in *keep when it is given (the caller destroys it). */
@@ -246,25 +231,12 @@ static const char anchored_rule[] =
     "  no_match:\n    - /job:jax_worker/replica:0/task:1 and more\n"
     "    - iteration timing printed without a counter\n";
 
-/* One rule from text, compiled for the engine (NULL: the default), never from the cache;
- * with anchors, the database gets them (see above). */
+/* One rule from text, compiled for the engine (NULL: the default); with anchors, the
+ * database gets them (see above). */
 static ldx_ruleset *load_rule(const char *text, size_t len, const char *engine, bool anchors)
 {
-    if (engine) setenv("LOGDX_ENGINE", engine, 1);
-    if (anchors) setenv("LOGDX_PREFILTER_ANCHORS", "1", 1);
-    setenv("LOGDX_NO_CACHE", "1", 1);
-    ldx_msgs *m;
-    ldx_compiler *c;
-    ldx_ruleset *rs = NULL;
-    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
-    assert_int_equal(ldx_compiler_create(&c, m), LDX_OK);
-    assert_int_equal(ldx_compiler_add_buffer(c, "t.yaml", text, len, false), LDX_OK);
-    assert_int_equal(ldx_compiler_finish(c, &rs), LDX_OK);
-    ldx_compiler_destroy(c);
-    ldx_msgs_destroy(m);
-    unsetenv("LOGDX_ENGINE");
-    unsetenv("LOGDX_PREFILTER_ANCHORS");
-    unsetenv("LOGDX_NO_CACHE");
+    ldx_ruleset *rs = compile_rules(text, len, engine, anchors, NULL, 0);
+    assert_non_null(rs);
     return rs;
 }
 
@@ -364,36 +336,50 @@ static char *template_log(size_t n, bool (*own_word)(size_t i), size_t *len)
  * that do not. */
 static bool at_the_ends(size_t i) { return i < 72000 || i >= 472000; }
 
+/* The memo's engine (a) against PCRE2 alone (b) on log: every signal's match count
+ * (PCRE2 alone's into cb), and the diagnoses with one thread and with two; with trends,
+ * the values of every trend too. PCRE2 alone's report is returned. */
+static ldx_file_report *like_pcre2_alone(const ldx_ruleset *a, const ldx_ruleset *b, const char *log,
+                                         size_t len, const char *what, uint64_t *cb, bool trends)
+{
+    uint64_t ca[4];
+    signal_matches(a, log, len, ca);
+    signal_matches(b, log, len, cb);
+    for (int k = 0; k < 4; k++)
+        if (ca[k] != cb[k]) fail_msg("signal %d: %llu matches with the memo, %llu PCRE2 alone", k,
+                                     (unsigned long long)ca[k], (unsigned long long)cb[k]);
+    ldx_file_report *y = run_threads(b, log, len, 1);
+    for (int threads = 1; threads <= 2; threads++) {
+        ldx_file_report *x = run_threads(a, log, len, threads);
+        const char *d = differ(x, y);
+        if (d) fail_msg("%d thread(s): engines differ on %s: %s", threads, what, d);
+        for (size_t i = 0; trends && i < y->n; i++)
+            for (size_t k = 0; k < y->diagnoses[i].ntrends; k++) {
+                const ldx_trend *tx = &x->diagnoses[i].trends[k], *ty = &y->diagnoses[i].trends[k];
+                assert_int_equal(tx->points, ty->points);
+                assert_int_equal(tx->nvalues, ty->nvalues);
+                assert_true(tx->first == ty->first && tx->last == ty->last);
+                assert_memory_equal(tx->values, ty->values, ty->nvalues * sizeof(double));
+            }
+        ldx_file_report_destroy(x);
+    }
+    return y;
+}
+
 static void test_templates(void **state)
 {
     (void)state;
     ldx_ruleset *a = load_templates(NULL), *b = load_templates("pcre2");
     size_t n = 40000, len;
     char *log = template_log(n, NULL, &len);
-    uint64_t ca[4], cb[4];
-    signal_matches(a, log, len, ca);
-    signal_matches(b, log, len, cb);
+    uint64_t cb[4];
+    ldx_file_report *y = like_pcre2_alone(a, b, log, len, "lines that share templates", cb, true);
     assert_int_equal(cb[0], n / 4);              /* loss */
     assert_int_equal(cb[1], n / 4 * 2 / 5);      /* 137 and 139 of 131, 135, 139, 133, 137 */
     assert_true(cb[2] > 0 && cb[2] < n / 4);     /* rc other than 0 */
     assert_true(cb[3] > 0 && cb[3] < n / 4);     /* skipped 1 or 2 */
-    for (int k = 0; k < 4; k++)
-        if (ca[k] != cb[k]) fail_msg("signal %d: %llu matches with the memo, %llu PCRE2 alone", k,
-                                     (unsigned long long)ca[k], (unsigned long long)cb[k]);
-    ldx_file_report *y = run_threads(b, log, len, 1);
     assert_int_equal(y->n, 1);
     assert_int_equal(y->diagnoses[0].ntrends, 1);
-    for (int threads = 1; threads <= 2; threads++) {
-        ldx_file_report *x = run_threads(a, log, len, threads);
-        const char *d = differ(x, y);
-        if (d) fail_msg("%d thread(s): engines differ on lines that share templates: %s", threads, d);
-        const ldx_trend *tx = &x->diagnoses[0].trends[0], *ty = &y->diagnoses[0].trends[0];
-        assert_int_equal(tx->points, ty->points);
-        assert_int_equal(tx->nvalues, ty->nvalues);
-        assert_true(tx->first == ty->first && tx->last == ty->last);
-        assert_memory_equal(tx->values, ty->values, ty->nvalues * sizeof(double));
-        ldx_file_report_destroy(x);
-    }
     ldx_file_report_destroy(y);
     free(log);
     ldx_ruleset_destroy(a);
@@ -409,19 +395,8 @@ static void test_lines_that_do_not_repeat(void **state)
     ldx_ruleset *a = load_templates(NULL), *b = load_templates("pcre2");
     size_t n = 520000, len;
     char *log = template_log(n, at_the_ends, &len);
-    uint64_t ca[4], cb[4];
-    signal_matches(a, log, len, ca);
-    signal_matches(b, log, len, cb);
-    for (int k = 0; k < 4; k++)
-        if (ca[k] != cb[k]) fail_msg("signal %d: %llu matches with the memo, %llu PCRE2 alone", k,
-                                     (unsigned long long)ca[k], (unsigned long long)cb[k]);
-    ldx_file_report *y = run_threads(b, log, len, 1);
-    for (int threads = 1; threads <= 2; threads++) {
-        ldx_file_report *x = run_threads(a, log, len, threads);
-        const char *d = differ(x, y);
-        if (d) fail_msg("%d thread(s): engines differ on lines that do not repeat: %s", threads, d);
-        ldx_file_report_destroy(x);
-    }
+    uint64_t cb[4];
+    ldx_file_report *y = like_pcre2_alone(a, b, log, len, "lines that do not repeat", cb, false);
     /* and the memo did rest, then came back: it knew most of the repeating lines only */
     ldx_scanner *s;
     ldx_file_report *fr = scan_with(a, log, len, 1, true, &s);

@@ -23,31 +23,9 @@ static char *rule(const char *signals, const char *extra)
 static ldx_ruleset *compile(const char *signals, const char *extra, const char *engine,
                             char *errors, size_t errsize)
 {
-    if (engine) setenv("LOGDX_ENGINE", engine, 1);
-    else unsetenv("LOGDX_ENGINE");
-    ldx_msgs *m;
-    ldx_msgs_create(&m);
-    ldx_compiler *c;
-    ldx_compiler_create(&c, m);
     char *text = rule(signals, extra);
-    ldx_compiler_add_buffer(c, "t.yaml", text, strlen(text), false);
+    ldx_ruleset *rs = compile_rules(text, strlen(text), engine, false, errors, errsize);
     free(text);
-    ldx_ruleset *rs = NULL;
-    ldx_status st = ldx_compiler_finish(c, &rs);
-    size_t used = 0;
-    if (errors) errors[0] = 0;
-    for (size_t i = 0; i < ldx_msgs_count(m); i++) {
-        char buf[512];
-        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
-        if (errors && used < errsize) used += (size_t)snprintf(errors + used, errsize - used, "%s\n", buf);
-    }
-    ldx_compiler_destroy(c);
-    ldx_msgs_destroy(m);
-    unsetenv("LOGDX_ENGINE");
-    if (st != LDX_OK) {
-        ldx_ruleset_destroy(rs);
-        return NULL;
-    }
     return rs;
 }
 

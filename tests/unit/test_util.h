@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "logdx/logdx.h"
@@ -23,6 +26,45 @@ static inline ldx_file_report *analyze_text(const ldx_ruleset *rs, const char *l
     ldx_reader_destroy(r);
     ldx_scanner_destroy(s);
     return fr;
+}
+
+/* Compiles a rule file's text (NULL: the built-in rules) for an engine (NULL: the
+ * default one; "pcre2": PCRE2 alone), never through the database cache; with anchors,
+ * the prefilter keeps the patterns' anchors (LOGDX_PREFILTER_ANCHORS, for the tests that
+ * show what the database check does about them). errors (if given) gets the messages,
+ * one a line. NULL when it does not compile. */
+static inline ldx_ruleset *compile_rules(const char *text, size_t len, const char *engine,
+                                         bool anchors, char *errors, size_t errsize)
+{
+    if (engine) setenv("LOGDX_ENGINE", engine, 1);
+    else unsetenv("LOGDX_ENGINE");
+    if (anchors) setenv("LOGDX_PREFILTER_ANCHORS", "1", 1);
+    setenv("LOGDX_NO_CACHE", "1", 1);
+    ldx_msgs *m;
+    ldx_compiler *c;
+    ldx_ruleset *rs = NULL;
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&c, m), LDX_OK);
+    if (text) ldx_compiler_add_buffer(c, "t.yaml", text, len, false);
+    else ldx_compiler_add_builtin(c);
+    ldx_status st = ldx_compiler_finish(c, &rs);
+    size_t used = 0;
+    if (errors) errors[0] = 0;
+    for (size_t i = 0; errors && i < ldx_msgs_count(m); i++) {
+        char buf[512];
+        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
+        if (used < errsize) used += (size_t)snprintf(errors + used, errsize - used, "%s\n", buf);
+    }
+    ldx_compiler_destroy(c);
+    ldx_msgs_destroy(m);
+    unsetenv("LOGDX_ENGINE");
+    unsetenv("LOGDX_PREFILTER_ANCHORS");
+    unsetenv("LOGDX_NO_CACHE");
+    if (st != LDX_OK) {
+        ldx_ruleset_destroy(rs);
+        return NULL;
+    }
+    return rs;
 }
 
 #endif
