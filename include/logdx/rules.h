@@ -35,6 +35,8 @@ typedef struct {
     double weight;
     bool caseless;
     unsigned tail;      /* 0: matched on every line; else only on the log's last this many */
+    const char *where;  /* NULL, or what the captures' numbers must be for a line to count
+                           ("skipped >= 2"): the first match on a line is the one tested */
     unsigned line, col; /* where the pattern stands in its file */
 } ldx_signal_info;
 

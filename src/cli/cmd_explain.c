@@ -61,6 +61,11 @@ int cmd_explain(cli_opts *o)
                    se->signal->weight);
             char scope[48] = "";
             if (se->signal->tail) snprintf(scope, sizeof scope, " of the last %u", se->signal->tail);
+            if (!se->hits && se->signal->where) {
+                /* the pattern may well match: say what else its lines needed */
+                printf("no line%s matched where %s\n", scope, se->signal->where);
+                continue;
+            }
             if (!se->hits) {
                 printf("no line%s matched\n", scope);
                 continue;

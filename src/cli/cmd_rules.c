@@ -122,6 +122,7 @@ static int rules_show(cli_opts *o)
                s->role == LDX_SIGNAL_SYMPTOM ? "symptom" : "context", s->weight, s->pattern,
                s->caseless ? "  (caseless)" : "");
         if (s->tail) printf("  (the last %u lines)", s->tail);
+        if (s->where) printf("  where %s", s->where);
         printf("\n");
     }
     if (r->condition) printf("    condition: %s\n", r->condition);

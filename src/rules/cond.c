@@ -32,6 +32,10 @@ typedef struct {
     int failed;
     int depth;
     int ntrack;
+    /* a where: bare names are these captures of the line, and there are no functions */
+    const char *const *caps;
+    size_t ncaps;
+    bool where;
 } parser;
 
 static const struct {
@@ -236,6 +240,28 @@ bool ldxi_window_unit(const char *unit, double *mul, bool *seconds)
     return false;
 }
 
+/* A bare name in a where: one of the line's captures. */
+static ldxi_cond *capture(parser *p, const char *name, size_t off)
+{
+    char c = p->src[p->pos];
+    if (c == '(' || c == '.') {
+        fail(p, off, c == '(' ? "a where tests one line: its captures and numbers, no "
+                                "functions such as '%s()' (those go in the rule's condition)"
+                              : "a where names the signal's own captures bare: '%s', not "
+                                "signal.capture",
+             name);
+        return NULL;
+    }
+    for (size_t i = 0; i < p->ncaps; i++)
+        if (strcmp(p->caps[i], name) == 0) {
+            ldxi_cond *n = node(p, LDXI_C_CAP, off);
+            if (n) n->cap = (int)i;
+            return n;
+        }
+    fail(p, off, "the pattern has no named capture '%s'", name);
+    return NULL;
+}
+
 static ldxi_cond *parse_term(parser *p)
 {
     skip_ws(p);
@@ -261,6 +287,7 @@ static ldxi_cond *parse_term(parser *p)
         return NULL;
     }
     skip_ws(p);
+    if (p->where) return capture(p, name, off);
     if (p->src[p->pos] == '(') {
         for (size_t i = 0; i < sizeof funcs / sizeof funcs[0]; i++) {
             if (strcmp(funcs[i].name, name) != 0) continue;
@@ -420,12 +447,9 @@ static ldxi_cond *parse_expr(parser *p)
     return e;
 }
 
-ldx_status ldxi_cond_parse(const char *src, const ldxi_cond_sig *sigs, size_t nsigs,
-                           ldx_arena *a, ldxi_cond **out, size_t *err_off, char *err,
-                           size_t errsize)
+static ldx_status parse(parser *pp, ldxi_cond **out, size_t *err_off)
 {
-    parser p = {.src = src, .sigs = sigs, .nsigs = nsigs, .arena = a, .err = err,
-                .errsize = errsize};
+    parser p = *pp;
     ldxi_cond *c = parse_expr(&p);
     if (c && !p.failed) {
         skip_ws(&p);
@@ -447,7 +471,69 @@ ldx_status ldxi_cond_parse(const char *src, const ldxi_cond_sig *sigs, size_t ns
     return LDX_OK;
 }
 
+ldx_status ldxi_cond_parse(const char *src, const ldxi_cond_sig *sigs, size_t nsigs,
+                           ldx_arena *a, ldxi_cond **out, size_t *err_off, char *err,
+                           size_t errsize)
+{
+    parser p = {.src = src, .sigs = sigs, .nsigs = nsigs, .arena = a, .err = err,
+                .errsize = errsize};
+    return parse(&p, out, err_off);
+}
+
+ldx_status ldxi_where_parse(const char *src, const char *const *caps, size_t ncaps,
+                            ldx_arena *a, ldxi_cond **out, size_t *err_off, char *err,
+                            size_t errsize)
+{
+    parser p = {.src = src, .arena = a, .err = err, .errsize = errsize, .caps = caps,
+                .ncaps = ncaps, .where = true};
+    return parse(&p, out, err_off);
+}
+
 int ldxi_cond_true(double v) { return !isnan(v) && v != 0.0; }
+
+/* A comparison (1 or 0; false with a NaN) or arithmetic (NaN stays NaN, x / 0 is NaN). */
+static double binary(const ldxi_cond *c, double l, double r)
+{
+    if (c->kind == LDXI_C_CMP) {
+        if (isnan(l) || isnan(r)) return 0.0;
+        switch (c->op) {
+        case LDXI_OP_GT: return l > r;
+        case LDXI_OP_GE: return l >= r;
+        case LDXI_OP_LT: return l < r;
+        case LDXI_OP_LE: return l <= r;
+        case LDXI_OP_EQ: return l == r;
+        case LDXI_OP_NE: return l != r;
+        }
+        return 0.0;
+    }
+    switch (c->aop) {
+    case '+': return l + r;
+    case '-': return l - r;
+    case '*': return l * r;
+    default: return r == 0.0 ? NAN : l / r;
+    }
+}
+
+static double where_eval(const ldxi_cond *c, const double *vals)
+{
+    switch (c->kind) {
+    case LDXI_C_NUM: return c->num;
+    case LDXI_C_CAP: return vals[c->cap];
+    case LDXI_C_NOT: return ldxi_cond_true(where_eval(c->l, vals)) ? 0.0 : 1.0;
+    case LDXI_C_AND:
+        return ldxi_cond_true(where_eval(c->l, vals)) && ldxi_cond_true(where_eval(c->r, vals));
+    case LDXI_C_OR:
+        return ldxi_cond_true(where_eval(c->l, vals)) || ldxi_cond_true(where_eval(c->r, vals));
+    case LDXI_C_CMP:
+    case LDXI_C_ARITH: return binary(c, where_eval(c->l, vals), where_eval(c->r, vals));
+    default: return NAN; /* signals and functions are not parsed in a where */
+    }
+}
+
+bool ldxi_where_true(const ldxi_cond *c, const double *vals)
+{
+    return ldxi_cond_true(where_eval(c, vals));
+}
 
 double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env)
 {
@@ -465,28 +551,9 @@ double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env)
                        ldxi_cond_true(ldxi_cond_eval(c->r, env))
                    ? 1.0
                    : 0.0;
-    case LDXI_C_CMP: {
-        double l = ldxi_cond_eval(c->l, env), r = ldxi_cond_eval(c->r, env);
-        if (isnan(l) || isnan(r)) return 0.0;
-        switch (c->op) {
-        case LDXI_OP_GT: return l > r;
-        case LDXI_OP_GE: return l >= r;
-        case LDXI_OP_LT: return l < r;
-        case LDXI_OP_LE: return l <= r;
-        case LDXI_OP_EQ: return l == r;
-        case LDXI_OP_NE: return l != r;
-        }
-        return 0.0;
-    }
-    case LDXI_C_ARITH: {
-        double l = ldxi_cond_eval(c->l, env), r = ldxi_cond_eval(c->r, env);
-        switch (c->aop) {
-        case '+': return l + r;
-        case '-': return l - r;
-        case '*': return l * r;
-        default: return r == 0.0 ? NAN : l / r;
-        }
-    }
+    case LDXI_C_CMP:
+    case LDXI_C_ARITH: return binary(c, ldxi_cond_eval(c->l, env), ldxi_cond_eval(c->r, env));
+    case LDXI_C_CAP: return NAN; /* only in a where (where_eval) */
     case LDXI_C_FUNC:
         switch (c->func) {
         case LDXI_F_COUNT: return env->count(env->ctx, c->sig);
@@ -583,6 +650,7 @@ static size_t print_rec(const ldxi_cond *c, const ldxi_cond_sig *sigs, char *buf
     switch (c->kind) {
     case LDXI_C_NUM: return put(buf, size, o, "%g", c->num);
     case LDXI_C_SIG: return put(buf, size, o, "%s", sigs[c->sig].name);
+    case LDXI_C_CAP: return put(buf, size, o, "%s", sigs[0].caps[c->cap]); /* a where's */
     case LDXI_C_NOT:
         o = put(buf, size, o, "not ");
         return print_rec(c->l, sigs, buf, size, o, 1);

@@ -12,6 +12,7 @@
 #ifndef LDX_RULES_COND_H
 #define LDX_RULES_COND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "logdx/core.h"
@@ -25,7 +26,9 @@ typedef enum {
 } ldxi_func;
 
 typedef enum { LDXI_C_NUM, LDXI_C_SIG, LDXI_C_FUNC, LDXI_C_NOT, LDXI_C_AND, LDXI_C_OR,
-               LDXI_C_CMP, LDXI_C_ARITH } ldxi_ckind;
+               LDXI_C_CMP, LDXI_C_ARITH,
+               LDXI_C_CAP /* a signal's `where`: a capture's number on the line at hand */
+} ldxi_ckind;
 
 typedef enum { LDXI_OP_GT, LDXI_OP_GE, LDXI_OP_LT, LDXI_OP_LE, LDXI_OP_EQ, LDXI_OP_NE } ldxi_cop;
 
@@ -35,7 +38,7 @@ typedef struct ldxi_cond {
     ldxi_cop op;      /* CMP */
     char aop;         /* ARITH: one of + - * / */
     ldxi_func func;   /* FUNC */
-    int sig, cap;     /* SIG, FUNC: signal index; capture index or -1 */
+    int sig, cap;     /* SIG, FUNC: signal index; FUNC, CAP: capture index or -1 */
     int sig2;         /* before(a, b), then(a, b, N), after(b, a), others(a, b) */
     int track;        /* then/after: index of the streaming tracker that counts it */
     int seconds;      /* then: the window N is in seconds (else lines) */
@@ -65,6 +68,15 @@ typedef struct {
 ldx_status ldxi_cond_parse(const char *src, const ldxi_cond_sig *sigs, size_t nsigs,
                            ldx_arena *a, ldxi_cond **out, size_t *err_off, char *err,
                            size_t errsize);
+/* A signal's `where`: the same expressions over the numbers of one line's named
+ * captures (caps[0..ncaps), referred to by their bare names), without functions: the
+ * line is a hit of the signal only where it is true. Errors as ldxi_cond_parse. */
+ldx_status ldxi_where_parse(const char *src, const char *const *caps, size_t ncaps,
+                            ldx_arena *a, ldxi_cond **out, size_t *err_off, char *err,
+                            size_t errsize);
+/* Whether a line whose captures read vals[0..ncaps) (NAN: no number) passes c. */
+bool ldxi_where_true(const ldxi_cond *c, const double *vals);
+
 /* The trackers of a parsed condition, in index order, into an arena array. */
 size_t ldxi_cond_trackers(const ldxi_cond *c, ldx_arena *a, ldxi_tracker **out);
 

@@ -33,7 +33,7 @@ static const char *const top_keys[] = {
     "id", "title", "class", "category", "severity", "tags", "affects", "related",
     "caused_by", "signals", "condition", "summary", "symptoms", "root_cause", "fix",
     "verify", "references", "examples", "advice", NULL};
-static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", "tail", NULL};
+static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", "tail", "where", NULL};
 static const char *const symptom_keys[] = {"symptom", "why", NULL};
 static const char *const example_keys[] = {"match", "no_match", NULL};
 static const char *const cause_keys[] = {"cause", "order", "within", NULL};
@@ -292,7 +292,7 @@ pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
     return sc->code;
 }
 
-static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ldxi_sigc *sc,
+static bool compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ldxi_sigc *sc,
                            const char *rule_id)
 {
     int errcode;
@@ -302,7 +302,7 @@ static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
     sc->options = opts;
     /* A built-in pattern is known to compile (the build and the test suite check): its
      * groups are read from its text, and PCRE2 compiles it on first use. */
-    if (c->builtin && ldxi_pattern_groups(si->pattern, c->arena, sc, &sc->ngroups)) return;
+    if (c->builtin && ldxi_pattern_groups(si->pattern, c->arena, sc, &sc->ngroups)) return true;
     pcre2_code *code = pcre2_compile((PCRE2_SPTR)si->pattern, PCRE2_ZERO_TERMINATED, opts,
                                      &errcode, &erroff, NULL);
     if (!code) {
@@ -313,7 +313,7 @@ static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
                      "rule '%s', signal '%s': pattern error at offset %zu: %s", rule_id,
                      si->name, (size_t)erroff, (const char *)msg);
         c->errors++;
-        return;
+        return false;
     }
     /* A pattern that matches an empty line would fire on every log. */
     long nested = nested_unbounded(si->pattern);
@@ -340,13 +340,37 @@ static void compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
     if (count) {
         sc->capnames = ldxi_arena_alloc(c->arena, count * sizeof(char *));
         sc->capgroups = ldxi_arena_alloc(c->arena, count * sizeof(int));
-        if (!sc->capnames || !sc->capgroups) return;
+        if (!sc->capnames || !sc->capgroups) return false;
         for (uint32_t i = 0; i < count; i++) {
             PCRE2_SPTR e = table + (size_t)i * esize;
             sc->capgroups[i] = (e[0] << 8) | e[1];
             sc->capnames[i] = ldxi_arena_strdup(c->arena, (const char *)e + 2);
         }
         sc->ncaps = count;
+    }
+    return true;
+}
+
+/* A signal's where, over its pattern's named captures (known once it compiled). */
+static void load_where(ctx *c, const ldxi_ynode *v, ldx_signal_info *si, ldxi_sigc *sc,
+                       const char *rule_id, bool compiled)
+{
+    const ldxi_ynode *wn = ldxi_ymap_get(v, "where");
+    if (!wn) return;
+    if (wn->kind != LDXI_YSCALAR || !*wn->str) {
+        error_at(c, wn, "'where' must be a non-empty string such as 'skipped >= 2'");
+        return;
+    }
+    si->where = trim_end(c, wn->str);
+    if (!compiled) return; /* the pattern's error is reported: its captures are not known */
+    char err[256];
+    size_t off = 0;
+    if (ldxi_where_parse(si->where, sc->capnames, sc->ncaps, c->arena, &sc->where, &off, err,
+                         sizeof err) != LDX_OK) {
+        ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, wn->line,
+                     wn->quoted == 2 ? wn->col : col_of(wn, off),
+                     "rule '%s', signal '%s': where: %s", rule_id, si->name, err);
+        c->errors++;
     }
 }
 
@@ -440,7 +464,8 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
         s->pattern = trim_end(c, pn->str);
         s->line = pn->line;
         s->col = pn->col;
-        compile_signal(c, pn, s, &sc[i], rid);
+        bool compiled = compile_signal(c, pn, s, &sc[i], rid);
+        load_where(c, v, s, &sc[i], rid, compiled);
         r->total_weight += s->weight;
     }
     if (!symptoms) error_at(c, sigs, "a rule needs at least one signal with role 'symptom'");

@@ -23,6 +23,7 @@ typedef struct ldxi_sigc_s {
     const char **capnames; /* named captures, in name-table order */
     int *capgroups;        /* their group numbers */
     size_t ncaps;
+    ldxi_cond *where;      /* NULL, or the numbers a match's captures must give */
 } ldxi_sigc;
 
 /* The signal's compiled pattern, ready to match (NULL if it does not compile).

@@ -64,6 +64,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
             ldxi_linectx lc = {.ranked = true, .rank = b->bl[l].rank};
             long cur = -1;
             for (; mi < b->nm && b->m[mi].line == l; mi++) {
+                if (b->m[mi].out) continue; /* its pattern matched, its where did not hold */
                 ldxi_sigref ref = h->refs[b->m[mi].g];
                 if ((long)ref.rule != cur) s->rule_lines[ref.rule]++; /* once a line */
                 cur = ref.rule;

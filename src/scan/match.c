@@ -165,15 +165,23 @@ static bool read_values(ldxi_batch *b, const char *text, size_t from, size_t nca
     return true;
 }
 
+/* Whether the match whose captures start at co[from] (numbers read) passes the
+ * signal's where. */
+static bool passes(const ldxi_batch *b, const ldxi_sigc *sc, size_t from)
+{
+    return !sc->where || ldxi_where_true(sc->where, sc->ncaps ? b->val + from / 2 : NULL);
+}
+
 static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc *sc,
                        pcre2_match_data *md)
 {
     if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK ||
         ldxi_grow((void **)&b->co, &b->cocap, b->nco + 2 * sc->ncaps, sizeof(size_t)) != LDX_OK)
         return false;
-    b->m[b->nm++] = (ldxi_match){line, g, (uint32_t)b->nco};
+    b->m[b->nm++] = (ldxi_match){line, g, (uint32_t)b->nco, false};
     if (sc->ncaps) ldxi_scan_caps(sc, md, b->co + b->nco);
     if (!read_values(b, b->buf + b->bl[line].off, b->nco, sc->ncaps)) return false;
+    b->m[b->nm - 1].out = !passes(b, sc, b->nco);
     b->nco += 2 * sc->ncaps;
     return true;
 }
@@ -202,8 +210,9 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
                 b->failed = true;
                 return;
             }
-            b->m[b->nm++] = (ldxi_match){line, g, b->m[mi].co};
-            ldxi_scan_shared(s, ref.rule, ref.sig, true, &b->rc[ref.rule]);
+            bool out = !passes(b, sc, b->m[mi].co);
+            b->m[b->nm++] = (ldxi_match){line, g, b->m[mi].co, out};
+            ldxi_scan_shared(s, ref.rule, ref.sig, !out, &b->rc[ref.rule]);
             return;
         }
     }
@@ -214,6 +223,7 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
         b->failed = true; /* out of memory: this batch is matched again line by line */
         return;
     }
+    if (hit && b->m[b->nm - 1].out) ldxi_scan_dropped(s, ref.rule, ref.sig, &b->rc[ref.rule]);
     if (shared && hd == g) {
         w->stamp[g] = w->seq;
         w->res[g] = hit ? (uint32_t)b->nm - 1 : UINT32_MAX;
@@ -459,23 +469,30 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
         }
         /* a signal with the pattern of one before it on the line (the same head: rules
          * that share a pattern, a user's copy of a rule) takes its captures and numbers */
+        const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
         uint32_t hd = h->same_head[it.g];
         if (hd != it.g && w->stamp[hd] == w->seq && w->res[hd] != UINT32_MAX) {
-            b->m[b->nm++] = (ldxi_match){l, it.g, b->m[w->res[hd]].co};
-            ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
+            uint32_t co = b->m[w->res[hd]].co;
+            if (passes(b, sc, co)) {
+                b->m[b->nm++] = (ldxi_match){l, it.g, co, false};
+                ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
+            }
             continue;
         }
-        if (hd == it.g && h->same_next[it.g] != LDXI_HS_IGNORE) {
-            w->stamp[it.g] = w->seq;
-            w->res[it.g] = (uint32_t)b->nm;
-        }
-        b->m[b->nm++] = (ldxi_match){l, it.g, (uint32_t)b->nco};
         for (size_t i = 0; i < n; i++)
             b->co[b->nco + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
         if (!read_values(b, b->buf + b->bl[l].off, b->nco, n / 2)) {
             b->failed = true;
             return;
         }
+        /* a match its where turns down is not kept (a signal sharing the pattern tests
+         * its own where on its own copy) */
+        if (!passes(b, sc, b->nco)) continue;
+        if (hd == it.g && h->same_next[it.g] != LDXI_HS_IGNORE) {
+            w->stamp[it.g] = w->seq;
+            w->res[it.g] = (uint32_t)b->nm;
+        }
+        b->m[b->nm++] = (ldxi_match){l, it.g, (uint32_t)b->nco, false};
         b->nco += n;
         ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
     }

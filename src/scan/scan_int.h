@@ -95,6 +95,8 @@ typedef struct {
 typedef struct {
     uint32_t line, g;    /* a confirmed signal: batch line, signal index */
     uint32_t co;         /* where its capture offsets start in the batch's co[] */
+    bool out;            /* the pattern matched, the signal's where did not hold: kept for
+                            the memo and signals of the same pattern, not a hit */
 } ldxi_match;
 
 /* What matching cost one rule: merged into the scanner by ldxi_scan_count(). */
@@ -267,6 +269,11 @@ void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_r
 /* Counts a match of signal k of rule i that the memo knew (a match, no run). */
 void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
 void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
+/* Whether the match in md of a signal on text is a hit by its where (always, without
+ * one). The batch engine tests its numbers, read already, with ldxi_where_true. */
+bool ldxi_scan_where(const ldxi_sigc *sc, const char *text, pcre2_match_data *md);
+/* Takes back the match counted for signal k of rule i: its where did not hold. */
+void ldxi_scan_dropped(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
 void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co);
 /* A match recorded: co the capture offsets, vals their numbers as ldxi_parse_quantity
  * reads them (NaN: none), or NULL to read them here. */

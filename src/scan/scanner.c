@@ -441,6 +441,31 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text,
     return false;
 }
 
+bool ldxi_scan_where(const ldxi_sigc *sc, const char *text, pcre2_match_data *md)
+{
+    if (!sc->where) return true;
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    uint32_t npairs = pcre2_get_ovector_count(md);
+    double buf[16], *v = sc->ncaps <= 16 ? buf : malloc(sc->ncaps * sizeof(double));
+    if (!v) return false;
+    for (size_t c = 0; c < sc->ncaps; c++) {
+        uint32_t g = (uint32_t)sc->capgroups[c];
+        if (g >= npairs || ov[2 * g] == PCRE2_UNSET ||
+            !ldxi_parse_quantity(text + ov[2 * g], ov[2 * g + 1] - ov[2 * g], &v[c]))
+            v[c] = NAN;
+    }
+    bool ok = ldxi_where_true(sc->where, v);
+    if (v != buf) free(v);
+    return ok;
+}
+
+void ldxi_scan_dropped(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc)
+{
+    rc->matches--;
+    if (s->profile && s->sig_prof)
+        __atomic_fetch_sub(&s->sig_prof[3 * (s->rule_base[i] + k) + 1], 1, __ATOMIC_RELAXED);
+}
+
 void ldxi_scan_count(ldx_scanner *s, size_t i, const ldxi_rulecount *rc)
 {
     s->rule_calls[i] += rc->calls;
@@ -488,6 +513,10 @@ bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size
     const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
     ldxi_rulecount rc = {0};
     bool m = ldxi_scan_match(s, i, k, text, len, 0, s->md, &rc, &s->nconfirm);
+    if (m && !ldxi_scan_where(sc, text, s->md)) {
+        ldxi_scan_dropped(s, i, k, &rc);
+        m = false;
+    }
     ldxi_scan_count(s, i, &rc);
     if (!m) return false;
     size_t cap[2 * 16], *co = sc->ncaps > 16 ? malloc(2 * sc->ncaps * sizeof(size_t)) : cap;

@@ -60,8 +60,11 @@ void ldxi_tail_keep(ldx_scanner *s, const char *text, size_t len, uint64_t linen
 static bool whole_log_hit(const ldx_scanner *s, const ldxi_rule *r, const char *text, size_t len)
 {
     for (size_t k = 0; k < r->info.nsignals; k++) {
-        pcre2_code *code = r->info.signals[k].tail ? NULL : ldxi_sig_code(&r->sigs[k]);
-        if (code && pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx) >= 0) return true;
+        const ldxi_sigc *sc = &r->sigs[k];
+        pcre2_code *code = r->info.signals[k].tail ? NULL : ldxi_sig_code(sc);
+        if (code && pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx) >= 0 &&
+            ldxi_scan_where(sc, text, s->md))
+            return true;
     }
     return false;
 }

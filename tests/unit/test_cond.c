@@ -132,6 +132,57 @@ static void test_errors(void **state)
     expect_error("oom oom", 4, "expected 'and', 'or' or the end");
 }
 
+/* A signal's where: bare capture names, the line's numbers, no functions. */
+static const char *const line_caps[] = {"iter", "skipped", "loss"};
+
+static bool where(ldx_arena *a, const char *src, double iter, double skipped, double loss)
+{
+    size_t off;
+    char err[256];
+    ldxi_cond *c = NULL;
+    if (ldxi_where_parse(src, line_caps, 3, a, &c, &off, err, sizeof err) != LDX_OK)
+        fail_msg("where '%s' failed: %s at %zu", src, err, off);
+    const double vals[3] = {iter, skipped, loss};
+    return ldxi_where_true(c, vals);
+}
+
+static void test_where(void **state)
+{
+    (void)state;
+    ldx_arena *a;
+    ldxi_arena_create(&a);
+    assert_true(where(a, "iter >= 1000 and skipped >= 2", 1000, 2, 0));
+    assert_false(where(a, "iter >= 1000 and skipped >= 2", 999, 5, 0));
+    assert_false(where(a, "iter >= 1000 and skipped >= 2", 5000, 1, 0));
+    assert_true(where(a, "loss == 0 or not skipped < 3", 1, 7, 2.5));
+    assert_true(where(a, "loss * 2 > iter - 1", 4, 0, 2.0));
+    assert_true(where(a, "iter >= 1K", 1024, 0, 0)); /* numbers take units, as conditions */
+    /* a capture without a number (NaN) makes every comparison false, and its negation
+     * true: a line whose number could not be read is not a hit */
+    assert_false(where(a, "loss == 0", 1, 1, NAN));
+    assert_false(where(a, "loss != 0", 1, 1, NAN));
+    assert_true(where(a, "not loss > 0", 1, 1, NAN));
+    size_t off = 99;
+    char err[256] = "";
+    ldxi_cond *c = NULL;
+    static const struct {
+        const char *src;
+        size_t off;
+        const char *msg;
+    } bad[] = {{"count(iter) > 1", 0, "no functions such as 'count()'"},
+               {"skipped >= 2 and nope < 1", 17, "no named capture 'nope'"},
+               {"late.iter > 1", 0, "names the signal's own captures bare"},
+               {"iter >=", 7, "unexpected end"},
+               {"iter = 3", 5, "use '=='"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(ldxi_where_parse(bad[i].src, line_caps, 3, a, &c, &off, err, sizeof err), LDX_EPARSE);
+        if (!strstr(err, bad[i].msg)) fail_msg("'%s': got '%s', want '%s'", bad[i].src, err, bad[i].msg);
+        assert_int_equal(off, bad[i].off);
+        assert_null(c);
+    }
+    ldxi_arena_destroy(a);
+}
+
 static void test_deep_nesting_is_refused(void **state)
 {
     (void)state;
@@ -159,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_before),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_deep_nesting_is_refused),
+        cmocka_unit_test(test_where),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

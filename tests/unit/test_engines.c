@@ -272,7 +272,8 @@ static void test_anchored_patterns(void **state)
 /* The line memo (src/scan/memo.c): lines that differ only in their digits share a
  * template, and the prefilter engine reuses the first one's result for the rest. A
  * rule with a digit-blind signal whose values it follows, and signals that look at
- * digits (a digit class, a negative lookahead over a digit, literal digits), over a
+ * digits (a digit class, a negative lookahead over a digit, literal digits), signals
+ * whose where tests a number (one sharing another's pattern), over a
  * log of a few templates whose lines do and do not match them, across several batches
  * and with two threads: every signal must count what PCRE2 alone counts, and the trend
  * read from the remembered capture offsets must hold the same values. */
@@ -283,12 +284,18 @@ static const char template_rule[] =
     "  code: {pattern: 'exit code (?<code>13[7-9])\\b'}\n"
     "  rc: {pattern: 'rc=(?!0\\b)(?<rc>-?\\d+)', role: context}\n"
     "  skip: {pattern: 'skipped: (?<n>[1-9]\\d*)', role: context}\n"
+    /* the same lines by a where: a digit-blind pattern whose number decides; and loss's
+     * own pattern (one PCRE2 run for both) with a where its template's first line fails */
+    "  skipw: {pattern: 'skipped: (?<n>\\d+)', where: n >= 1, role: context}\n"
+    "  big: {pattern: 'loss=(?<v>\\d+\\.\\d+)', where: v >= 100 and v < 1e9, role: context}\n"
     "condition: rising(loss.v, 3) and count(code) >= 1\n"
     "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
     "verify: [v]\nreferences: [https://example.com]\n"
     "examples:\n  match:\n    - |\n      step 1 loss=0.50 rc=1\n      step 2 loss=0.70 rc=0\n"
     "      step 3 loss=0.90 rc=-1\n      job 2 exit code 137\n"
     "  no_match:\n    - job 2 exit code 130\n";
+
+#define NSIG 6 /* template_rule's signals */
 
 static ldx_ruleset *load_templates(const char *engine)
 {
@@ -342,10 +349,10 @@ static bool at_the_ends(size_t i) { return i < 72000 || i >= 472000; }
 static ldx_file_report *like_pcre2_alone(const ldx_ruleset *a, const ldx_ruleset *b, const char *log,
                                          size_t len, const char *what, uint64_t *cb, bool trends)
 {
-    uint64_t ca[4];
+    uint64_t ca[NSIG];
     signal_matches(a, log, len, ca);
     signal_matches(b, log, len, cb);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < NSIG; k++)
         if (ca[k] != cb[k]) fail_msg("signal %d: %llu matches with the memo, %llu PCRE2 alone", k,
                                      (unsigned long long)ca[k], (unsigned long long)cb[k]);
     ldx_file_report *y = run_threads(b, log, len, 1);
@@ -372,12 +379,14 @@ static void test_templates(void **state)
     ldx_ruleset *a = load_templates(NULL), *b = load_templates("pcre2");
     size_t n = 40000, len;
     char *log = template_log(n, NULL, &len);
-    uint64_t cb[4];
+    uint64_t cb[NSIG];
     ldx_file_report *y = like_pcre2_alone(a, b, log, len, "lines that share templates", cb, true);
     assert_int_equal(cb[0], n / 4);              /* loss */
     assert_int_equal(cb[1], n / 4 * 2 / 5);      /* 137 and 139 of 131, 135, 139, 133, 137 */
     assert_true(cb[2] > 0 && cb[2] < n / 4);     /* rc other than 0 */
     assert_true(cb[3] > 0 && cb[3] < n / 4);     /* skipped 1 or 2 */
+    assert_int_equal(cb[4], cb[3]);              /* the same, by a where */
+    assert_int_equal(cb[5], (n - 10000) / 4);    /* loss >= 100: from step 10000 */
     assert_int_equal(y->n, 1);
     assert_int_equal(y->diagnoses[0].ntrends, 1);
     ldx_file_report_destroy(y);
@@ -395,7 +404,7 @@ static void test_lines_that_do_not_repeat(void **state)
     ldx_ruleset *a = load_templates(NULL), *b = load_templates("pcre2");
     size_t n = 520000, len;
     char *log = template_log(n, at_the_ends, &len);
-    uint64_t cb[4];
+    uint64_t cb[NSIG];
     ldx_file_report *y = like_pcre2_alone(a, b, log, len, "lines that do not repeat", cb, false);
     /* and the memo did rest, then came back: it knew most of the repeating lines only */
     ldx_scanner *s;

@@ -154,6 +154,29 @@ static void test_condition_error_column(void **state)
     release(&c);
 }
 
+static void test_where_error_column(void **state)
+{
+    (void)state;
+    char text[sizeof good + 128];
+    const char *at = "    weight: 3\n";
+    const char *p = strstr(good, at);
+    /* line 10, after the oom signal's weight: the value starts in column 12, "rek" 15 bytes into it */
+    snprintf(text, sizeof text, "%.*s%s    where: req > 1MiB and rek < 2\n%s", (int)(p - good), good,
+             at, p + strlen(at));
+    compiled c = compile("w.yaml", text);
+    assert_int_equal(c.st, LDX_ERULE);
+    assert_true(has(&c, 10, 27, "signal 'oom': where: the pattern has no named capture 'rek'"));
+    release(&c);
+    snprintf(text, sizeof text, "%.*s%s    where: req > 1MiB\n%s", (int)(p - good), good, at,
+             p + strlen(at));
+    c = compile("w.yaml", text);
+    if (c.st != LDX_OK) dump(&c);
+    assert_int_equal(c.st, LDX_OK);
+    assert_string_equal(ldx_ruleset_rule(c.rs, 0)->signals[0].where, "req > 1MiB");
+    assert_null(ldx_ruleset_rule(c.rs, 0)->signals[1].where);
+    release(&c);
+}
+
 static void test_yaml_syntax_and_aliases(void **state)
 {
     (void)state;
@@ -232,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_good_rule),
         cmocka_unit_test(test_every_problem_reported),
         cmocka_unit_test(test_condition_error_column),
+        cmocka_unit_test(test_where_error_column),
         cmocka_unit_test(test_yaml_syntax_and_aliases),
         cmocka_unit_test(test_duplicates_and_references),
         cmocka_unit_test(test_builtin_rules_compile),

@@ -157,6 +157,27 @@ static void test_hits_count_lines_once(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+/* A where holds for tail signals as for the others, and a line counts once where the
+ * whole-log signal's pattern matched it but its where did not. */
+static void test_where(void **state)
+{
+    (void)state;
+    const char *engines[] = {NULL, "pcre2"};
+    for (int e = 0; e < 2; e++) {
+        ldx_ruleset *rs = compile("  prog: {pattern: 'step (?<cur>\\d+)/(?<total>\\d+)', tail: 5,"
+                                  " where: cur < total}\n"
+                                  "  word: {pattern: 'step (?<k>\\d+)/', where: k >= 3}\n",
+                                  "", engines[e], NULL, 0);
+        assert_non_null(rs);
+        ldx_file_report *fr = analyze_text(rs, "step 1/9\nstep 2/9\nstep 3/9\nstep 9/9\nx\n");
+        assert_int_equal(fr->n, 1);
+        /* prog: steps 1, 2, 3; word: 3 and 9; every line with a step once */
+        assert_int_equal(fr->diagnoses[0].hits, 4);
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
 /* Long lines: a tail signal sees the first LDX_TAIL_TEXT bytes of each. */
 static void test_long_lines_are_cut(void **state)
 {
@@ -211,6 +232,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_engines_agree_on_long_logs),
         cmocka_unit_test(test_follows_a_growing_log),
         cmocka_unit_test(test_hits_count_lines_once),
+        cmocka_unit_test(test_where),
         cmocka_unit_test(test_long_lines_are_cut),
         cmocka_unit_test(test_bad_tails_are_errors),
     };
