@@ -93,7 +93,9 @@ ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out);
 void ldx_file_report_destroy(ldx_file_report *fr);
 
 /* Why a rule fired or did not, on what a scanner has seen: each signal's hits, each
- * part of the condition with its value. Plain data for `logdx explain`. */
+ * part of the condition with its value. Plain data for `logdx explain`. A capture's
+ * values are those the scan read as numbers: every capture's with
+ * ldx_scanner_set_numbers(s, true), else those a condition or where uses. */
 typedef struct {
     const char *name, *capture;
     uint64_t points;

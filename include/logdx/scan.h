@@ -37,6 +37,11 @@ ldx_status ldx_scanner_chunk(ldx_scanner *s, const ldx_chunk *c);
  * engine is not in use. */
 ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n);
 
+/* Numbers: a scan reads a capture as a number only where a rule's condition or a
+ * signal's where uses it (most captures are text for the report). With every on, it
+ * reads them all, for ldx_explain()'s summary of each capture's values. */
+void ldx_scanner_set_numbers(ldx_scanner *s, bool every);
+
 /* Profiling (`logdx rules profile`): with it on, every PCRE2 run is timed. The cost of
  * a rule on what was scanned: PCRE2 runs, matches, nanoseconds (sampled when off). */
 typedef struct {

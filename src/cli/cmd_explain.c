@@ -47,6 +47,7 @@ int cmd_explain(cli_opts *o)
         ldx_ruleset_destroy(rs);
         return EXIT_ERROR;
     }
+    ldx_scanner_set_numbers(sc, true); /* every capture's values, for the summary */
     st = ldx_analyze(sc, rd, &fr);
     if (fr) cli_print_msgs(fr->errors);
     if (fr && ldx_explain(sc, id, &x) == LDX_OK) {

@@ -527,6 +527,38 @@ static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
     free(cs);
 }
 
+/* The captures a condition reads as numbers (max(mem.bytes), rising(loss.v, 3)). */
+static void cond_numbers(const ldxi_cond *n, ldxi_rule *r)
+{
+    if (!n) return;
+    if (n->kind == LDXI_C_FUNC && n->cap >= 0 && r->sigs[n->sig].numbered)
+        r->sigs[n->sig].numbered[n->cap] = 1;
+    cond_numbers(n->l, r);
+    cond_numbers(n->r, r);
+}
+
+/* The captures a where reads. */
+static void where_numbers(const ldxi_cond *n, ldxi_sigc *sc)
+{
+    if (!n) return;
+    if (n->kind == LDXI_C_CAP) sc->numbered[n->cap] = 1;
+    where_numbers(n->l, sc);
+    where_numbers(n->r, sc);
+}
+
+static void mark_numbers(ctx *c, ldxi_rule *r)
+{
+    for (size_t k = 0; r->sigs && k < r->info.nsignals; k++) {
+        ldxi_sigc *sc = &r->sigs[k];
+        if (!sc->ncaps) continue;
+        sc->numbered = ldxi_arena_alloc(c->arena, sc->ncaps);
+        if (!sc->numbered) return;
+        memset(sc->numbered, 0, sc->ncaps);
+        where_numbers(sc->where, sc);
+    }
+    cond_numbers(r->cond, r);
+}
+
 static void load_symptoms(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
 {
     const ldxi_ynode *sn = ldxi_ymap_get(root, "symptoms");
@@ -758,6 +790,7 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
     load_symptoms(&c, root, r);
     load_signals(&c, root, r);
     load_condition(&c, root, r);
+    mark_numbers(&c, r);
     load_examples(&c, root, r);
     load_advice(&c, root, r);
 

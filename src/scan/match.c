@@ -151,15 +151,18 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch, bool tem
 /* The numbers in the captures of the match whose offsets start at co[from], for the
  * trends: read here, on a matching thread, rather than by the thread that applies (with
  * -j 2 that one is the busier). */
-static bool read_values(ldxi_batch *b, const char *text, size_t from, size_t ncaps)
+static bool read_values(const ldx_scanner *s, ldxi_batch *b, const ldxi_sigc *sc,
+                        const char *text, size_t from)
 {
+    size_t ncaps = sc->ncaps;
     if (!ncaps) return true;
     if (ldxi_grow((void **)&b->val, &b->valcap, (from + 2 * ncaps) / 2, sizeof(double)) != LDX_OK)
         return false;
     for (size_t c = 0; c < ncaps; c++) {
         const size_t *co = b->co + from + 2 * c;
         double v;
-        b->val[from / 2 + c] = co[0] != SIZE_MAX && ldxi_parse_quantity(text + co[0], co[1] - co[0], &v)
+        b->val[from / 2 + c] = co[0] != SIZE_MAX && ldxi_scan_numbered(s, sc, c) &&
+                                       ldxi_parse_quantity(text + co[0], co[1] - co[0], &v)
                                    ? v : NAN;
     }
     return true;
@@ -172,15 +175,15 @@ static bool passes(const ldxi_batch *b, const ldxi_sigc *sc, size_t from)
     return !sc->where || ldxi_where_true(sc->where, sc->ncaps ? b->val + from / 2 : NULL);
 }
 
-static bool keep_match(ldxi_batch *b, uint32_t line, uint32_t g, const ldxi_sigc *sc,
-                       pcre2_match_data *md)
+static bool keep_match(const ldx_scanner *s, ldxi_batch *b, uint32_t line, uint32_t g,
+                       const ldxi_sigc *sc, pcre2_match_data *md)
 {
     if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK ||
         ldxi_grow((void **)&b->co, &b->cocap, b->nco + 2 * sc->ncaps, sizeof(size_t)) != LDX_OK)
         return false;
     b->m[b->nm++] = (ldxi_match){line, g, (uint32_t)b->nco, false};
     if (sc->ncaps) ldxi_scan_caps(sc, md, b->co + b->nco);
-    if (!read_values(b, b->buf + b->bl[line].off, b->nco, sc->ncaps)) return false;
+    if (!read_values(s, b, sc, b->buf + b->bl[line].off, b->nco)) return false;
     b->m[b->nm - 1].out = !passes(b, sc, b->nco);
     b->nco += 2 * sc->ncaps;
     return true;
@@ -219,7 +222,7 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     const ldxi_bline *bl = &b->bl[line];
     bool hit = ldxi_scan_match(s, ref.rule, ref.sig, b->buf + bl->off, bl->len, start, w->md,
                                &b->rc[ref.rule], &w->nconfirm);
-    if (hit && !keep_match(b, line, g, sc, w->md)) {
+    if (hit && !keep_match(s, b, line, g, sc, w->md)) {
         b->failed = true; /* out of memory: this batch is matched again line by line */
         return;
     }
@@ -481,7 +484,7 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
         }
         for (size_t i = 0; i < n; i++)
             b->co[b->nco + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
-        if (!read_values(b, b->buf + b->bl[l].off, b->nco, n / 2)) {
+        if (!read_values(s, b, sc, b->buf + b->bl[l].off, b->nco)) {
             b->failed = true;
             return;
         }

@@ -195,6 +195,7 @@ struct ldx_scanner {
     bool *rule_off;                      /* per rule: over its time budget, skipped */
     uint64_t nconfirm;                   /* confirms so far, for sampling the clock */
     bool profile;                        /* time every confirm (rules profile) */
+    bool every_number;                   /* read every capture as a number (explain) */
     uint64_t *sig_prof;                  /* profiling: per signal (rule_base order) runs,
                                           * matches, ns */
     ldx_prefilter_cost pf;               /* the prefilter's share so far */
@@ -275,8 +276,13 @@ bool ldxi_scan_where(const ldxi_sigc *sc, const char *text, pcre2_match_data *md
 /* Takes back the match counted for signal k of rule i: its where did not hold. */
 void ldxi_scan_dropped(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
 void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co);
+/* Whether a scan reads capture c of a signal as a number (see ldxi_sigc.numbered). */
+static inline bool ldxi_scan_numbered(const ldx_scanner *s, const ldxi_sigc *sc, size_t c)
+{
+    return s->every_number || (sc->numbered && sc->numbered[c]);
+}
 /* A match recorded: co the capture offsets, vals their numbers as ldxi_parse_quantity
- * reads them (NaN: none), or NULL to read them here. */
+ * reads them (NaN: none, or not read), or NULL to read them here. */
 void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
                    uint64_t lineno, ldxi_linectx *lc, const size_t *co, const double *vals);
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,

@@ -333,7 +333,8 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
             if (co[2 * c] == SIZE_MAX) continue;
             double v;
             if (vals ? !isnan(v = vals[c])
-                     : ldxi_parse_quantity(text + co[2 * c], co[2 * c + 1] - co[2 * c], &v))
+                     : ldxi_scan_numbered(s, sc, c) &&
+                           ldxi_parse_quantity(text + co[2 * c], co[2 * c + 1] - co[2 * c], &v))
                 add_number(&ss->nums[c], rank, v);
         }
     }
@@ -531,6 +532,11 @@ void ldx_scanner_flush(ldx_scanner *s)
 {
     ldxi_scanner_flush(s);
     ldxi_tail_match(s);
+}
+
+void ldx_scanner_set_numbers(ldx_scanner *s, bool every)
+{
+    s->every_number = every;
 }
 
 void ldx_scanner_set_profile(ldx_scanner *s, bool on)

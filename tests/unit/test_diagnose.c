@@ -270,6 +270,54 @@ static void test_launcher_summary(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+/* A scan reads as numbers the captures a condition (or a where) uses; explain asks for
+ * every capture's, to summarise them. */
+static uint64_t explained_points(const ldx_ruleset *rs, const char *log, const char *id, bool every,
+                                 const char *capture)
+{
+    ldx_scanner *s;
+    assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
+    ldx_scanner_set_numbers(s, every);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, log, strlen(log), "t.log"), LDX_OK);
+    ldx_file_report *fr = NULL;
+    assert_int_equal(ldx_analyze(s, r, &fr), LDX_OK);
+    ldx_explanation *x = NULL;
+    assert_int_equal(ldx_explain(s, id, &x), LDX_OK);
+    uint64_t points = 0;
+    for (size_t k = 0; k < x->nsignals; k++)
+        for (size_t c = 0; c < x->signals[k].ncaps; c++)
+            if (!strcmp(x->signals[k].caps[c].name, capture)) points = x->signals[k].caps[c].points;
+    ldx_explanation_destroy(x);
+    ldx_file_report_destroy(fr);
+    ldx_reader_destroy(r);
+    ldx_scanner_destroy(s);
+    return points;
+}
+
+static void test_numbers_read(void **state)
+{
+    (void)state;
+    char *r[1] = {rule("t-steps", "training_hang", "low",
+                       "  step: {pattern: 'step (?<n>\\d+) loss (?<loss>[\\d.]+)'}\n",
+                       "condition: count(step) >= 1 and max(step.loss) > 0\n")};
+    ldx_ruleset *rs = compile(r, 1);
+    const char *log = "step 1 loss 2.5\nstep 2 loss 2.25\nstep 3 loss 2.0\n";
+    assert_int_equal(explained_points(rs, log, "t-steps", false, "loss"), 3); /* the condition's */
+    assert_int_equal(explained_points(rs, log, "t-steps", false, "n"), 0);    /* text only */
+    assert_int_equal(explained_points(rs, log, "t-steps", true, "n"), 3);
+    ldx_ruleset_destroy(rs);
+    /* two signals of one pattern share its run and numbers: the first (which reads none)
+     * reads what the second needs */
+    r[0] = rule("t-same", "training_hang", "low",
+                "  a: {pattern: 'step (?<n>\\d+)', role: context}\n"
+                "  b: {pattern: 'step (?<n>\\d+)'}\n",
+                "condition: max(b.n) >= 3\n");
+    rs = compile(r, 1);
+    assert_true(fired(rs, log, "t-same"));
+    ldx_ruleset_destroy(rs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -280,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_sequences_and_windows),
         cmocka_unit_test(test_causal_order),
         cmocka_unit_test(test_launcher_summary),
+        cmocka_unit_test(test_numbers_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
