@@ -55,15 +55,20 @@ static const ldx_signal_info *signal_of(const ldx_ruleset *rs, const ldxi_hsdb *
 }
 
 /* Signals with one pattern share its run on a line, captures and numbers included (the
- * head's): each reads as numbers the captures any of them needs. */
-static void share_numbers(ldx_ruleset *rs, const ldxi_hsdb *h)
+ * head's): each reads as numbers the captures any of them needs; one with the head's
+ * where (a user's copy of a rule) takes the head's parsed where too, so that the
+ * scanner sees they decide alike. */
+static void share_pattern(ldx_ruleset *rs, const ldxi_hsdb *h)
 {
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t g = 0; g < h->nsig; g++) {
             uint32_t hd = h->same_head[g];
             ldxi_sigc *a = &rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig];
             ldxi_sigc *b = &rs->rules[h->refs[hd].rule]->sigs[h->refs[hd].sig];
-            if (hd == g || !a->numbered || !b->numbered) continue;
+            if (hd == g) continue;
+            const char *wa = signal_of(rs, h, g)->where, *wb = signal_of(rs, h, hd)->where;
+            if (pass == 1 && a->where && b->where && !strcmp(wa, wb)) a->where = b->where;
+            if (!a->numbered || !b->numbered) continue;
             for (size_t c = 0; c < a->ncaps && c < b->ncaps; c++) /* into the head, then back */
                 if (pass == 0) b->numbered[c] |= a->numbered[c];
                 else a->numbered[c] = b->numbered[c];
@@ -621,7 +626,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
                               ? by_hash[x + 1].g
                               : LDXI_HS_IGNORE;
     }
-    share_numbers(rs, h);
+    share_pattern(rs, h);
     size_t na0 = h->nalways;
     bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL &&
                     from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len);

@@ -253,7 +253,8 @@ static ldx_status worker_init(ldx_scanner *s, ldxi_worker *w, void *scratch)
     w->md = pcre2_match_data_create(s->rs->max_groups > 4 ? s->rs->max_groups : 4, NULL);
     w->stamp = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint64_t));
     w->res = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint32_t));
-    if (!w->md || !w->stamp || !w->res) return LDX_ENOMEM;
+    w->pass = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, 1);
+    if (!w->md || !w->stamp || !w->res || !w->pass) return LDX_ENOMEM;
     if (scratch) return hs_clone_scratch(scratch, (hs_scratch_t **)&w->scratch) == HS_SUCCESS
                             ? LDX_OK : LDX_ENOMEM;
     /* one scratch serves every part: each allocation grows it to fit */
@@ -269,6 +270,7 @@ static void worker_fini(ldxi_worker *w)
     pcre2_match_data_free(w->md);
     free(w->stamp);
     free(w->res);
+    free(w->pass);
     free(w->cand);
     ldxi_memo_free(&w->memo);
     w->cand = NULL;
@@ -277,6 +279,7 @@ static void worker_fini(ldxi_worker *w)
     w->md = NULL;
     w->stamp = NULL;
     w->res = NULL;
+    w->pass = NULL;
 }
 
 static ldx_status make_batches(ldx_scanner *s, int n)

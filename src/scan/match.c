@@ -201,20 +201,19 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     uint32_t hd = h->same_head[g];
     bool shared = hd != g || h->same_next[g] != LDXI_HS_IGNORE; /* another signal has it */
     if (shared && w->stamp[hd] == w->seq) {
-        uint32_t mi = w->res[hd];
-        if (mi == UINT32_MAX) {
+        uint32_t co = w->res[hd];
+        if (co == UINT32_MAX) {
             ldxi_scan_shared(s, ref.rule, ref.sig, false, &b->rc[ref.rule]);
             return;
         }
-        const ldxi_match *m = &b->m[mi];
-        const ldxi_sigc *hc = &s->rs->rules[h->refs[m->g].rule]->sigs[h->refs[m->g].sig];
+        const ldxi_sigc *hc = &s->rs->rules[h->refs[hd].rule]->sigs[h->refs[hd].sig];
         if (hc->ncaps == sc->ncaps) {
             if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK) {
                 b->failed = true;
                 return;
             }
-            bool out = !passes(b, sc, b->m[mi].co);
-            b->m[b->nm++] = (ldxi_match){line, g, b->m[mi].co, out};
+            bool out = hc->where == sc->where ? !w->pass[hd] : !passes(b, sc, co);
+            b->m[b->nm++] = (ldxi_match){line, g, co, out};
             ldxi_scan_shared(s, ref.rule, ref.sig, !out, &b->rc[ref.rule]);
             return;
         }
@@ -229,7 +228,8 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     if (hit && b->m[b->nm - 1].out) ldxi_scan_dropped(s, ref.rule, ref.sig, &b->rc[ref.rule]);
     if (shared && hd == g) {
         w->stamp[g] = w->seq;
-        w->res[g] = hit ? (uint32_t)b->nm - 1 : UINT32_MAX;
+        w->res[g] = hit ? b->m[b->nm - 1].co : UINT32_MAX;
+        w->pass[g] = hit && !b->m[b->nm - 1].out;
     }
 }
 
@@ -473,30 +473,30 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
         /* a signal with the pattern of one before it on the line (the same head: rules
          * that share a pattern, a user's copy of a rule) takes its captures and numbers */
         const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
-        uint32_t hd = h->same_head[it.g];
+        uint32_t hd = h->same_head[it.g], co = (uint32_t)b->nco;
+        bool ok;
         if (hd != it.g && w->stamp[hd] == w->seq && w->res[hd] != UINT32_MAX) {
-            uint32_t co = b->m[w->res[hd]].co;
-            if (passes(b, sc, co)) {
-                b->m[b->nm++] = (ldxi_match){l, it.g, co, false};
-                ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
+            co = w->res[hd];
+            const ldxi_sigc *hc = &s->rs->rules[h->refs[hd].rule]->sigs[h->refs[hd].sig];
+            ok = hc->where == sc->where ? w->pass[hd] : passes(b, sc, co);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                b->co[co + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
+            if (!read_values(s, b, sc, b->buf + b->bl[l].off, co)) {
+                b->failed = true;
+                return;
             }
-            continue;
+            b->nco += n;
+            ok = passes(b, sc, co);
+            if (hd == it.g && h->same_next[it.g] != LDXI_HS_IGNORE) {
+                w->stamp[it.g] = w->seq;
+                w->res[it.g] = co;
+                w->pass[it.g] = ok;
+            }
         }
-        for (size_t i = 0; i < n; i++)
-            b->co[b->nco + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
-        if (!read_values(s, b, sc, b->buf + b->bl[l].off, b->nco)) {
-            b->failed = true;
-            return;
-        }
-        /* a match its where turns down is not kept (a signal sharing the pattern tests
-         * its own where on its own copy) */
-        if (!passes(b, sc, b->nco)) continue;
-        if (hd == it.g && h->same_next[it.g] != LDXI_HS_IGNORE) {
-            w->stamp[it.g] = w->seq;
-            w->res[it.g] = (uint32_t)b->nm;
-        }
-        b->m[b->nm++] = (ldxi_match){l, it.g, (uint32_t)b->nco, false};
-        b->nco += n;
+        /* a match its where turns down is no hit (the others of its pattern test theirs) */
+        if (!ok) continue;
+        b->m[b->nm++] = (ldxi_match){l, it.g, co, false};
         ldxi_scan_remembered(s, ref.rule, ref.sig, &b->rc[ref.rule]);
     }
 }

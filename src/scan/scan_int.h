@@ -153,10 +153,12 @@ typedef struct {
     void *scratch;           /* Vectorscan */
     pcre2_match_data *md;
     uint64_t nconfirm;
-    /* per pattern head (hsdb same_head): the line it was last run on, and the match it
-     * made there (UINT32_MAX: none), so that signals sharing it share the run */
+    /* per pattern head (hsdb same_head): the line it was last run on, and where the
+     * captures of its match there start in the batch's co[] and val[] (UINT32_MAX: it
+     * did not match), so that signals sharing it share the run and its numbers */
     uint64_t *stamp, seq;
     uint32_t *res;
+    uint8_t *pass;       /* and whether it passed its where (signals with that where take it) */
     ldxi_memo memo;      /* what the lines of each template matched (memo.h) */
     uint32_t memo_rest;  /* batches to match without it (it knew too few lines lately) */
     uint32_t memo_fails; /* tries in a row after which it still knew too few */

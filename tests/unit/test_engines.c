@@ -288,6 +288,8 @@ static const char template_rule[] =
      * own pattern (one PCRE2 run for both) with a where its template's first line fails */
     "  skipw: {pattern: 'skipped: (?<n>\\d+)', where: n >= 1, role: context}\n"
     "  big: {pattern: 'loss=(?<v>\\d+\\.\\d+)', where: v >= 100 and v < 1e9, role: context}\n"
+    /* and a copy of it, which takes its where's answer */
+    "  big2: {pattern: 'loss=(?<v>\\d+\\.\\d+)', where: v >= 100 and v < 1e9, role: context}\n"
     "condition: rising(loss.v, 3) and count(code) >= 1\n"
     "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
     "verify: [v]\nreferences: [https://example.com]\n"
@@ -295,7 +297,7 @@ static const char template_rule[] =
     "      step 3 loss=0.90 rc=-1\n      job 2 exit code 137\n"
     "  no_match:\n    - job 2 exit code 130\n";
 
-#define NSIG 6 /* template_rule's signals */
+#define NSIG 7 /* template_rule's signals */
 
 static ldx_ruleset *load_templates(const char *engine)
 {
@@ -387,6 +389,7 @@ static void test_templates(void **state)
     assert_true(cb[3] > 0 && cb[3] < n / 4);     /* skipped 1 or 2 */
     assert_int_equal(cb[4], cb[3]);              /* the same, by a where */
     assert_int_equal(cb[5], (n - 10000) / 4);    /* loss >= 100: from step 10000 */
+    assert_int_equal(cb[6], cb[5]);
     assert_int_equal(y->n, 1);
     assert_int_equal(y->diagnoses[0].ntrends, 1);
     ldx_file_report_destroy(y);
