@@ -607,7 +607,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     for (size_t i = 0; i < rs->n; i++)
         for (uint32_t k = 0; k < rs->rules[i]->info.nsignals; k++) {
             uint32_t g = base[i] + k;
-            h->refs[g] = (ldxi_sigref){(uint32_t)i, k};
+            h->refs[g] = (ldxi_sigref){(uint32_t)i, k, &rs->rules[i]->sigs[k]};
             by_hash[g] = (hashed){signal_hash(&rs->rules[i]->info.signals[k]), g};
         }
     if (!digit_blindness(rs, h)) {

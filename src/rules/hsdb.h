@@ -16,8 +16,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ldxi_sigc_s;
 typedef struct {
     uint32_t rule, sig;
+    /* the signal's compiled pattern, where and captures: the matching threads read it
+     * for every item of the memo, and a rule set four times the size spread the rules
+     * it hangs from over more memory than the caches hold */
+    const struct ldxi_sigc_s *sc;
 } ldxi_sigref;
 
 enum { LDXI_HS_LAUNCHER = 0, LDXI_HS_VERSIONS, LDXI_HS_NSPECIAL };

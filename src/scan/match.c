@@ -197,7 +197,7 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     const ldxi_hsdb *h = s->rs->hs;
     ldxi_sigref ref = h->refs[g];
     if (__atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED)) return;
-    const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
+    const ldxi_sigc *sc = ref.sc;
     uint32_t hd = h->same_head[g];
     bool shared = hd != g || h->same_next[g] != LDXI_HS_IGNORE; /* another signal has it */
     if (shared && w->stamp[hd] == w->seq) {
@@ -206,7 +206,7 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
             ldxi_scan_shared(s, ref.rule, ref.sig, false, &b->rc[ref.rule]);
             return;
         }
-        const ldxi_sigc *hc = &s->rs->rules[h->refs[hd].rule]->sigs[h->refs[hd].sig];
+        const ldxi_sigc *hc = h->refs[hd].sc;
         if (hc->ncaps == sc->ncaps) {
             if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK) {
                 b->failed = true;
@@ -412,7 +412,7 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     size_t ncaps = 0;
     for (size_t c = 0; c < nc; c++) {
         const ldxi_sigref ref = h->refs[w->cand[c].g];
-        ncaps += s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+        ncaps += ref.sc->ncaps;
     }
     if (!ldxi_memo_reserve(mm, nc + (p1 - t0), 2 * ncaps)) {
         b->failed = true;
@@ -435,7 +435,7 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
                 mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, start};
         } else if (hit) {
             const ldxi_sigref ref = h->refs[g];
-            size_t k = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+            size_t k = 2 * ref.sc->ncaps;
             mm->items[mm->nitems++] = (ldxi_memo_item){g, (uint32_t)mm->nco, 0};
             for (size_t i = 0; i < k; i++) {
                 size_t o = b->co[b->m[cd->m].co + i];
@@ -464,7 +464,7 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
         }
         ldxi_sigref ref = h->refs[it.g];
         if (__atomic_load_n(&s->rule_off[ref.rule], __ATOMIC_RELAXED)) continue;
-        size_t n = 2 * s->rs->rules[ref.rule]->sigs[ref.sig].ncaps;
+        size_t n = 2 * ref.sc->ncaps;
         if (ldxi_grow((void **)&b->m, &b->mcap, b->nm + 1, sizeof(ldxi_match)) != LDX_OK ||
             ldxi_grow((void **)&b->co, &b->cocap, b->nco + n, sizeof(size_t)) != LDX_OK) {
             b->failed = true;
@@ -472,12 +472,12 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
         }
         /* a signal with the pattern of one before it on the line (the same head: rules
          * that share a pattern, a user's copy of a rule) takes its captures and numbers */
-        const ldxi_sigc *sc = &s->rs->rules[ref.rule]->sigs[ref.sig];
+        const ldxi_sigc *sc = ref.sc;
         uint32_t hd = h->same_head[it.g], co = (uint32_t)b->nco;
         bool ok;
         if (hd != it.g && w->stamp[hd] == w->seq && w->res[hd] != UINT32_MAX) {
             co = w->res[hd];
-            const ldxi_sigc *hc = &s->rs->rules[h->refs[hd].rule]->sigs[h->refs[hd].sig];
+            const ldxi_sigc *hc = h->refs[hd].sc;
             ok = hc->where == sc->where ? w->pass[hd] : passes(b, sc, co);
         } else {
             for (size_t i = 0; i < n; i++)
