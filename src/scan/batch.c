@@ -70,7 +70,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
                 cur = ref.rule;
                 const size_t *co = b->co ? b->co + b->m[mi].co : NULL; /* NULL: no captures */
                 const double *vals = b->val ? b->val + b->m[mi].co / 2 : NULL;
-                ldxi_scan_hit(s, ref.rule, ref.sig, text, len, lineno, &lc, co, vals);
+                ldxi_scan_hit(s, ref.rule, ref.sig, ref.sc, text, len, lineno, &lc, co, vals);
             }
         }
         ldxi_scan_materialize(s);

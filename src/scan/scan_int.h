@@ -285,8 +285,9 @@ static inline bool ldxi_scan_numbered(const ldx_scanner *s, const ldxi_sigc *sc,
 }
 /* A match recorded: co the capture offsets, vals their numbers as ldxi_parse_quantity
  * reads them (NaN: none, or not read), or NULL to read them here. */
-void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
-                   uint64_t lineno, ldxi_linectx *lc, const size_t *co, const double *vals);
+void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const ldxi_sigc *sc, const char *text,
+                   size_t len, uint64_t lineno, ldxi_linectx *lc, const size_t *co,
+                   const double *vals);
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
                          bool launcher_hint, bool version_hint);
 void ldxi_scan_materialize(ldx_scanner *s);

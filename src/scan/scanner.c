@@ -311,11 +311,10 @@ void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co)
     }
 }
 
-static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *ss,
-                   const char *text, size_t len, uint64_t lineno, ldxi_linectx *lc,
-                   const size_t *co, const double *vals)
+static void record(ldx_scanner *s, const ldxi_sigc *sc, ldxi_sigstate *ss, const char *text,
+                   size_t len, uint64_t lineno, ldxi_linectx *lc, const size_t *co,
+                   const double *vals)
 {
-    const ldxi_sigc *sc = &r->sigs[k];
     need_rank(lc, text, len);
     int rank = lc->rank;
     ss->count++;
@@ -372,14 +371,16 @@ static void record(ldx_scanner *s, const ldxi_rule *r, size_t k, ldxi_sigstate *
     }
 }
 
-void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
-                   uint64_t lineno, ldxi_linectx *lc, const size_t *co, const double *vals)
+void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const ldxi_sigc *sc, const char *text,
+                   size_t len, uint64_t lineno, ldxi_linectx *lc, const size_t *co,
+                   const double *vals)
 {
-    const ldxi_rule *r = s->rs->rules[i];
-    record(s, r, k, &s->st[i][k], text, len, lineno, lc, co, vals);
-    if (r->ntrackers) {
+    /* the rule itself only where it counts sequences (trk[i], allocated for those): a
+     * hit of a large rule set would otherwise reach into memory the caches lost */
+    record(s, sc, &s->st[i][k], text, len, lineno, lc, co, vals);
+    if (s->trk[i]) {
         need_parse(lc, text, len);
-        track(s, r, i, k, lineno, &lc->li);
+        track(s, s->rs->rules[i], i, k, lineno, &lc->li);
     }
 }
 
@@ -523,7 +524,7 @@ bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size
     size_t cap[2 * 16], *co = sc->ncaps > 16 ? malloc(2 * sc->ncaps * sizeof(size_t)) : cap;
     if (!co) return false;
     ldxi_scan_caps(sc, s->md, co);
-    ldxi_scan_hit(s, i, k, text, len, lineno, lc, co, NULL);
+    ldxi_scan_hit(s, i, k, sc, text, len, lineno, lc, co, NULL);
     if (co != cap) free(co);
     return true;
 }
