@@ -1,7 +1,8 @@
 /* Fuzz target: rule conditions (src/rules/cond.c). Parses the input as a condition over
  * a fixed set of signals and captures, checks that the tree only names what exists and
  * that an error points inside the text, then evaluates it with numbers drawn from the
- * input (NaN, infinities and zeros included). */
+ * input (NaN, infinities and zeros included). The same text is parsed as a signal's
+ * where too (bare capture names, no functions) and tested on such numbers. */
 #include <math.h>
 #include <string.h>
 
@@ -108,6 +109,45 @@ static void check_tree(const ldxi_cond *c, size_t len, int depth)
     check_tree(c->r, len, depth + 1);
 }
 
+/* A where's tree: numbers, captures of the line and operators only. */
+static void check_where(const ldxi_cond *c, size_t len, size_t ncaps)
+{
+    if (!c) return;
+    FUZZ_CHECK(c->off <= len);
+    switch (c->kind) {
+    case LDXI_C_NUM: FUZZ_CHECK(!c->l && !c->r); break;
+    case LDXI_C_CAP: FUZZ_CHECK(c->cap >= 0 && (size_t)c->cap < ncaps && !c->l && !c->r); break;
+    case LDXI_C_NOT: FUZZ_CHECK(c->l && !c->r); break;
+    case LDXI_C_AND: case LDXI_C_OR: case LDXI_C_CMP: FUZZ_CHECK(c->l && c->r); break;
+    case LDXI_C_ARITH: FUZZ_CHECK(c->l && c->r && strchr("+-*/", c->aop)); break;
+    default: FUZZ_CHECK(!"a where holds signals or functions");
+    }
+    check_where(c->l, len, ncaps);
+    check_where(c->r, len, ncaps);
+}
+
+static void fuzz_where(const char *src, size_t len, uint64_t seed)
+{
+    ldx_arena *a;
+    if (ldxi_arena_create(&a) != LDX_OK) return;
+    ldxi_cond *c = NULL;
+    size_t err_off = (size_t)-1;
+    char err[256] = "";
+    ldx_status st = ldxi_where_parse(src, mem_caps, 3, a, &c, &err_off, err, sizeof err);
+    if (st == LDX_OK) {
+        check_where(c, len, 3);
+        env_ctx e = {seed, 0};
+        for (int i = 0; i < 4; i++) {
+            double vals[3] = {pick(&e, 0, i), pick(&e, 1, i), pick(&e, 2, i)};
+            (void)ldxi_where_true(c, vals);
+        }
+    } else {
+        FUZZ_CHECK(st == LDX_EPARSE || st == LDX_ENOMEM);
+        FUZZ_CHECK(c == NULL && err_off <= len && err[0] != '\0');
+    }
+    ldxi_arena_destroy(a);
+}
+
 static void count_sig(int sig, void *ctx)
 {
     FUZZ_CHECK(sig >= 0 && (size_t)sig < NSIGS);
@@ -161,6 +201,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(memchr(err, '\0', sizeof err) != NULL);
     }
     ldxi_arena_destroy(a);
+    fuzz_where(src, len, fuzz_hash(data, size));
     free(src);
     return 0;
 }
