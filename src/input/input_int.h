@@ -35,6 +35,12 @@ ldx_status ldxi_ahead_create(ldxi_ahead **out, ldxi_read_fn fn, void *ctx);
 ssize_t ldxi_ahead_read(void *ahead, void *buf, size_t cap, const char **err);
 void ldxi_ahead_destroy(ldxi_ahead *a);
 
+/* Line ends in p[0..n) (eol.c): each "\r", and each "\n" but the one of a "\r\n".
+ * ldxi_eol_count_isa is the same with at most the instructions isa allows (0: none,
+ * 1: SSE2, 2: AVX2 where the CPU has it), for the tests. */
+uint64_t ldxi_eol_count(const char *p, size_t n);
+uint64_t ldxi_eol_count_isa(const char *p, size_t n, int isa);
+
 /* The reader destroys in when it is destroyed (ldx_reader_open_fd). */
 void ldxi_reader_own_input(ldx_reader *r, ldx_input *in);
 

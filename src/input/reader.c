@@ -301,37 +301,6 @@ ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
     }
 }
 
-/* The line ends in p[0..n): each "\r", and each "\n" but the one of a "\r\n". */
-static uint64_t count_lines(const char *p, size_t n)
-{
-    uint64_t count = 0;
-    size_t i = 0;
-    bool cr_before = false; /* the byte before p[i] is a "\r" */
-#ifdef LDXI_EOL_SIMD
-    /* a byte counts 1 when it is a "\r", or a "\n" without a "\r" before it (in the
-     * group, or the last byte of the one before): summed 16 at a time */
-    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), one = _mm_set1_epi8(1),
-                  zero = _mm_setzero_si128();
-    __m128i carry = zero, sum = zero;
-    for (; i + 16 <= n; i += 16) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i mn = _mm_cmpeq_epi8(v, nl), mc = _mm_cmpeq_epi8(v, cr);
-        __m128i after_cr = _mm_or_si128(_mm_slli_si128(mc, 1), carry);
-        carry = _mm_srli_si128(mc, 15);
-        __m128i ends = _mm_and_si128(_mm_or_si128(_mm_andnot_si128(after_cr, mn), mc), one);
-        sum = _mm_add_epi64(sum, _mm_sad_epu8(ends, zero));
-    }
-    count = (uint64_t)_mm_cvtsi128_si64(sum) + (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(sum, sum));
-    cr_before = i > 0 && p[i - 1] == '\r';
-#endif
-    for (; i < n; i++) {
-        if (p[i] == '\r') count++;
-        else if (p[i] == '\n' && !cr_before) count++;
-        cr_before = p[i] == '\r';
-    }
-    return count;
-}
-
 bool ldx_reader_chunk(ldx_reader *r, size_t max, ldx_chunk *out)
 {
     if (r->partial.len > 0 || r->part_full > 0) return false; /* a line is being pieced */
@@ -359,7 +328,7 @@ bool ldx_reader_chunk(ldx_reader *r, size_t max, ldx_chunk *out)
     }
     out->text = start;
     out->len = n;
-    out->lines = count_lines(start, n);
+    out->lines = ldxi_eol_count(start, n);
     out->first_line = r->lineno + 1;
     r->lineno += out->lines;
     r->pos += n;

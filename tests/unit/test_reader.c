@@ -7,6 +7,7 @@
 
 #include "test_util.h"
 #include "logdx/input.h"
+#include "../../src/input/input_int.h"
 
 typedef struct {
     char *text[16];
@@ -275,6 +276,34 @@ static void test_line_ends_random(void **state)
     }
 }
 
+/* The line ends a chunk counts: each way of counting (a byte at a time, SSE2, AVX2
+ * where the CPU has it) gives the byte-at-a-time count, on text dense in "\r", "\n"
+ * and "\r\n" at every alignment and across the steps' boundaries. */
+static void test_eol_counts(void **state)
+{
+    (void)state;
+    static char text[4096];
+    unsigned seed = 7;
+    for (int round = 0; round < 200; round++) {
+        size_t n = (size_t)(round * 37 % 4000) + 1;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            unsigned r = (seed >> 16) % 8;
+            text[i] = r == 0 ? '\r' : r == 1 ? '\n' : (char)('a' + r);
+        }
+        for (size_t off = 0; off < 3 && off < n; off++) {
+            uint64_t want = 0;
+            for (size_t i = off; i < n; i++)
+                want += text[i] == '\r' || (text[i] == '\n' && (i == off || text[i - 1] != '\r'));
+            for (int isa = 0; isa <= 2; isa++)
+                if (ldxi_eol_count_isa(text + off, n - off, isa) != want)
+                    fail_msg("round %d offset %zu isa %d: %llu, want %llu", round, off, isa,
+                             (unsigned long long)ldxi_eol_count_isa(text + off, n - off, isa),
+                             (unsigned long long)want);
+        }
+    }
+}
+
 static void test_missing_file(void **state)
 {
     (void)state;
@@ -313,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_long_line_and_crlf_across_blocks),
         cmocka_unit_test(test_line_ends_random),
         cmocka_unit_test(test_gzip_and_truncated_gzip),
+        cmocka_unit_test(test_eol_counts),
         cmocka_unit_test(test_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
