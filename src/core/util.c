@@ -187,65 +187,62 @@ static const struct {
  * within 10^+-22: the mantissa and the power are exact doubles, so one multiplication or
  * division rounds correctly, to the double strtod gives (Clinger's fast path), at a
  * tenth of its cost; loss values on every line made strtod a few percent of a scan.
- * False for anything else, which strtod then reads. */
-static bool fast_decimal(const char *p, double *out)
+ * Reads p[0..end) up to the first byte that is not part of it and returns where it
+ * stopped; NULL for anything else, which strtod then reads. */
+static const char *fast_decimal(const char *p, const char *end, double *out)
 {
     static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                  1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                  1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (p == end) return NULL;
     bool neg = *p == '-';
     if (*p == '-' || *p == '+') p++;
+    /* the digits before the point, then after it; leading zeros count for nothing but
+     * the scale. m may wrap past 19 digits: such a number is refused below */
+    const char *start = p;
+    while (p < end && *p == '0') p++;
+    const char *sig = p;
     uint64_t m = 0;
-    int digits = 0, frac = 0;
-    bool dot = false, any = false;
-    for (;; p++) {
-        if (*p >= '0' && *p <= '9') {
-            any = true;
-            if (m == 0 && *p == '0') {
-                if (dot) frac++; /* leading zeros count for nothing but the scale */
-                continue;
-            }
-            if (++digits > 15) return false;
-            m = m * 10 + (uint64_t)(*p - '0');
-            if (dot) frac++;
-        } else if (*p == '.' && !dot) {
-            dot = true;
-        } else {
-            break;
-        }
+    while (p < end && (unsigned)(*p - '0') < 10) m = m * 10 + (unsigned)(*p++ - '0');
+    int digits = (int)(p - sig), frac = 0;
+    bool any = p > start;
+    if (p < end && *p == '.') {
+        const char *f = ++p;
+        if (!digits)
+            while (p < end && *p == '0') p++;
+        sig = p;
+        while (p < end && (unsigned)(*p - '0') < 10) m = m * 10 + (unsigned)(*p++ - '0');
+        digits += (int)(p - sig);
+        frac = (int)(p - f);
+        any = any || frac > 0;
     }
-    if (!any) return false;
+    if (!any || digits > 15) return NULL;
     int e = 0;
-    if (*p == 'e' || *p == 'E') {
+    if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
-        bool eneg = *p == '-';
-        if (*p == '-' || *p == '+') p++;
-        if (*p < '0' || *p > '9') return false;
-        for (; *p >= '0' && *p <= '9'; p++)
-            if ((e = e * 10 + (*p - '0')) > 1000) return false;
+        bool eneg = p < end && *p == '-';
+        if (p < end && (*p == '-' || *p == '+')) p++;
+        if (p == end || *p < '0' || *p > '9') return NULL;
+        for (; p < end && *p >= '0' && *p <= '9'; p++)
+            if ((e = e * 10 + (*p - '0')) > 1000) return NULL;
         if (eneg) e = -e;
     }
-    if (*p) return false;
     int scale = e - frac;
-    if (scale < -22 || scale > 22) return false;
+    if (scale < -22 || scale > 22) return NULL;
     double v = (double)m;
     v = scale < 0 ? v / p10[-scale] : v * p10[scale];
     *out = neg ? -v : v;
-    return true;
+    return p;
 }
 
 bool ldxi_parse_quantity(const char *s, size_t n, double *out)
 {
-    /* the common case first: a step or iteration counter, digits only (an integer of
-     * up to 15 digits is an exact double, as strtod gives it) */
-    if (n && n <= 15) {
-        uint64_t m = 0;
-        size_t i = 0;
-        while (i < n && s[i] >= '0' && s[i] <= '9') m = m * 10 + (uint64_t)(s[i++] - '0');
-        if (i == n) {
-            *out = (double)m;
-            return true;
-        }
+    /* the common case first: a counter or a loss value ("3.118420E+00") and nothing
+     * else, read where it stands */
+    double q;
+    if (fast_decimal(s, s + n, &q) == s + n) {
+        *out = q;
+        return true;
     }
     char num[64];
     size_t i = 0, k = 0;
@@ -277,7 +274,7 @@ bool ldxi_parse_quantity(const char *s, size_t n, double *out)
     if (!digits) return false;
     num[k] = '\0';
     double v;
-    if (!fast_decimal(num, &v)) {
+    if (fast_decimal(num, num + k, &v) != num + k) {
         char *end;
         v = strtod(num, &end);
         if (*end) return false;

@@ -125,6 +125,10 @@ static void test_decimals_exact(void **state)
         double want = strtod(buf, NULL), got = 0;
         if (!ldxi_parse_quantity(buf, k, &got) || memcmp(&want, &got, sizeof got) != 0)
             fail_msg("'%s': strtod %.17g, parsed %.17g", buf, want, got);
+        /* a capture stands inside its line: the bytes after it are not read */
+        memcpy(buf + k, "9e9", 4);
+        if (!ldxi_parse_quantity(buf, k, &got) || memcmp(&want, &got, sizeof got) != 0)
+            fail_msg("'%.*s' before '9e9': strtod %.17g, parsed %.17g", (int)k, buf, want, got);
     }
 }
 
