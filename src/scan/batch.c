@@ -23,6 +23,7 @@
 #include <hs/hs.h>
 
 #define BATCH_BYTES ((size_t)256 << 10)
+#define RING_SPARE 4
 
 /* ---- applying: on the scanner's thread, in input order ---- */
 
@@ -376,8 +377,10 @@ static void start_workers(ldx_scanner *s)
     uint64_t cur = s->filled % (uint64_t)oldn;
     s->bt = NULL;
     s->wk = calloc((size_t)n, sizeof(ldxi_worker));
-    /* a batch per worker, as many waiting, one being applied and one being filled */
-    if (!s->wk || make_batches(s, 2 * n + 2) != LDX_OK) {
+    /* a batch per worker, as many waiting, one being applied and one being filled, and
+     * RING_SPARE more: the reading thread matches a batch itself rather than wait for
+     * the oldest, which it can only while one is left unclaimed */
+    if (!s->wk || make_batches(s, 2 * n + 2 + RING_SPARE) != LDX_OK) {
         free_batches(s);
         free(s->wk);
         s->wk = NULL;
