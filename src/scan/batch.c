@@ -52,11 +52,15 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
             ldxi_scan_plain(s, b->buf + b->bl[l].off, b->bl[l].len, b->bl[l].lineno);
     } else {
         const ldxi_hsdb *h = s->rs->hs;
-        size_t mi = 0;
+        size_t mi = 0, k = 0;
         for (uint32_t l = 0; l < b->nbl; l++) {
-            /* most lines: no match, no structure reader wants them */
-            if (!b->bl[l].hints && !s->launcher.state && (mi == b->nm || b->m[mi].line != l))
-                continue;
+            /* most lines have no match and no structure reader wants them: the next
+             * that has one or a hint, unless the launcher's reader is following lines */
+            if (!s->launcher.state) {
+                while (k < b->nhot && b->hot[k] < l) k++;
+                if (k == b->nhot) break;
+                l = b->hot[k];
+            }
             const char *text = b->buf + b->bl[l].off;
             size_t len = b->bl[l].len;
             uint64_t lineno = b->bl[l].lineno;
@@ -305,6 +309,7 @@ static void free_batch(ldxi_batch *b)
     free(b->tbuf);
     free(b->tl);
     free(b->bl);
+    free(b->hot);
     free(b->ph);
     free(b->ph2);
     free(b->lend);

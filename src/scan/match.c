@@ -508,7 +508,9 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     b->nm = b->nco = 0;
     b->pf_pairs = 0;
     b->nph = 0;
-    b->failed = !cut_lines(b, w);
+    b->nhot = 0;
+    b->failed = !cut_lines(b, w) ||
+                ldxi_grow((void **)&b->hot, &b->hotcap, b->nbl, sizeof(uint32_t)) != LDX_OK;
     if (!b->failed) prefilter(h, b, w->scratch, b->remembered);
     size_t p = 0;
     for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
@@ -541,6 +543,7 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
         /* a matched line's rank, here rather than where the batch is applied: that is
          * the one thread all batches go through */
         if (b->nm > nm0) bl->rank = ldx_line_rank(b->buf + bl->off, bl->len);
+        if (b->nm > nm0 || bl->hints) b->hot[b->nhot++] = l;
     }
     /* a batch matched line by line leaves templates half done: forget them all */
     if (b->failed) ldxi_memo_clear(&w->memo);

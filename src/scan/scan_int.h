@@ -123,6 +123,10 @@ typedef struct ldxi_batch_s {
     uint64_t known;      /* lines the memo knew */
     ldxi_bline *bl;
     size_t nbl, blcap;
+    uint32_t *hot;       /* the lines the applying thread must see (a match or a hint), so
+                          * that it reads nothing of the others (with -j, bl[] was
+                          * written on another core) */
+    size_t nhot, hotcap;
     ldxi_phit *ph;
     size_t nph, phcap;
     ldxi_phit *ph2;      /* room to sort ph into */
