@@ -58,6 +58,13 @@ typedef struct {
  * end): ldx_reader_next() gives that one. The two may be called in any order. */
 bool ldx_reader_chunk(ldx_reader *r, size_t max, ldx_chunk *out);
 #define LDX_CHUNK_MAX ((size_t)256 << 10) /* a good max: a block */
+/* The same read straight into dst[0..cap) (cap at most LDX_CHUNK_MAX), where the caller
+ * keeps the lines (a scanner's batch: ldx_scanner_chunk_room): the source's bytes are
+ * not copied out of a block of the reader's, only the piece of a line the read cut.
+ * False (nothing written that counts) where the reader holds whole lines of its own,
+ * a line it is piecing, or a memory input: ldx_reader_chunk() and ldx_reader_next()
+ * take those; and at the end of input. */
+bool ldx_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldx_chunk *out);
 const char *ldx_reader_error(const ldx_reader *r);
 const char *ldx_reader_name(const ldx_reader *r);
 uint64_t ldx_reader_bytes(const ldx_reader *r);

@@ -31,6 +31,12 @@ void ldx_scanner_flush(ldx_scanner *s);
  * use, ldx_scanner_takes_chunks() is false; a chunk fed anyway is split here. */
 bool ldx_scanner_takes_chunks(const ldx_scanner *s);
 ldx_status ldx_scanner_chunk(ldx_scanner *s, const ldx_chunk *c);
+/* Or in place: room at the end of the batch being filled (cap bytes at most) for
+ * ldx_reader_chunk_into(), which spares a copy of every byte; the chunk read there is
+ * then handed over with ldx_scanner_chunk_placed() before anything else is fed. NULL
+ * where chunks are not taken (then use ldx_scanner_chunk). */
+char *ldx_scanner_chunk_room(ldx_scanner *s, size_t *cap);
+ldx_status ldx_scanner_chunk_placed(ldx_scanner *s, const ldx_chunk *c);
 /* Threads for one input: batches of lines are matched (prefilter and PCRE2) by n
  * worker threads side by side while this thread reads on, and applied here in input
  * order. Results are identical for any n; a no-op for n < 2 or where the prefilter

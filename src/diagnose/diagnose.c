@@ -514,9 +514,19 @@ ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out)
     bool chunks = ldx_scanner_takes_chunks(s);
     ldx_chunk c;
     for (;;) {
-        if (chunks && ldx_reader_chunk(r, LDX_CHUNK_MAX, &c)) {
-            ldx_scanner_chunk(s, &c);
-            continue;
+        if (chunks) {
+            /* read where the batch keeps the lines, else copied there from the
+             * reader's block */
+            size_t cap;
+            char *room = ldx_scanner_chunk_room(s, &cap);
+            if (room && ldx_reader_chunk_into(r, room, cap, &c)) {
+                ldx_scanner_chunk_placed(s, &c);
+                continue;
+            }
+            if (ldx_reader_chunk(r, LDX_CHUNK_MAX, &c)) {
+                ldx_scanner_chunk(s, &c);
+                continue;
+            }
         }
         if ((st = ldx_reader_next(r, &line)) != LDX_OK) break;
         if (line.truncated && !first_long) first_long = line.lineno;

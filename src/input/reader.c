@@ -127,17 +127,37 @@ static void set_error(ldx_reader *r, const char *what)
     r->failed = true;
 }
 
-/* Loads the next block; false at the end of input or on error. */
-static bool refill(ldx_reader *r)
+/* The block's bytes changed: the searches start over. */
+static void new_block(ldx_reader *r)
 {
-    if (r->eof) return false;
-    /* a new block: the searches start over */
 #ifdef LDXI_EOL_SIMD
     r->eol_valid = false;
 #else
     r->cr_searched = r->nl_searched = false;
 #endif
     r->esc_searched = false;
+}
+
+/* One read of the source into dst[0..cap); false at its end (eof set) or on error. */
+static bool read_source(ldx_reader *r, char *dst, size_t cap, size_t *got)
+{
+    const char *err = NULL;
+    ssize_t n = r->fn(r->fnctx, dst, cap, &err);
+    if (n <= 0) {
+        if (n < 0) set_error(r, err ? err : "read error");
+        r->eof = true;
+        return false;
+    }
+    r->bytes += (uint64_t)n;
+    *got = (size_t)n;
+    return true;
+}
+
+/* Loads the next block; false at the end of input or on error. */
+static bool refill(ldx_reader *r)
+{
+    if (r->eof) return false;
+    new_block(r);
     if (r->mem) {
         if (r->buf) {
             r->eof = true;
@@ -151,17 +171,11 @@ static bool refill(ldx_reader *r)
         return r->memlen > 0;
     }
     if (r->fn) {
-        const char *err = NULL;
-        ssize_t got = r->fn(r->fnctx, r->block, BLOCK_SIZE, &err);
-        if (got <= 0) {
-            if (got < 0) set_error(r, err ? err : "read error");
-            r->eof = true;
-            return false;
-        }
+        size_t got;
+        if (!read_source(r, r->block, BLOCK_SIZE, &got)) return false;
         r->buf = r->block;
         r->pos = 0;
-        r->end = (size_t)got;
-        r->bytes += (uint64_t)got;
+        r->end = got;
         return true;
     }
     return false;
@@ -299,6 +313,55 @@ ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
         line->len = line->truncated ? LDX_LINE_MAX : n;
         return LDX_OK;
     }
+}
+
+/* The last line end of p[0..n) (a "\r\n" whole), as the length of the lines up to it; 0
+ * when there is none. *cut_cr: n ends in a "\r" whose "\n" may come next. */
+static size_t whole_lines(const char *p, size_t n, bool *cut_cr)
+{
+    size_t k = n;
+    while (k > 0 && p[k - 1] != '\n' && p[k - 1] != '\r') k--;
+    *cut_cr = false;
+    if (k && p[k - 1] == '\r') {
+        if (k < n) k += p[k] == '\n';
+        else *cut_cr = true;
+    }
+    return k;
+}
+
+bool ldx_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldx_chunk *out)
+{
+    /* the reader's own bytes: a line being pieced, a "\r" whose "\n" may come, a memory
+     * reader, or whole lines in its block, go the other way */
+    if (!r->fn || r->eof || r->pending_cr || r->partial.len > 0 || r->part_full > 0 ||
+        cap > BLOCK_SIZE || cap < 2)
+        return false;
+    /* the start of a line the last read cut (what this leaves in its block) goes first */
+    size_t have = r->pos < r->end ? r->end - r->pos : 0;
+    if (have && (have > cap / 2 || memchr(r->buf + r->pos, '\n', have) ||
+                 memchr(r->buf + r->pos, '\r', have)))
+        return false;
+    memcpy(dst, r->buf + r->pos, have);
+    size_t got;
+    if (!read_source(r, dst + have, cap - have, &got)) return false; /* the cut line stays */
+    size_t total = have + got;
+    bool cut_cr;
+    size_t n = whole_lines(dst, total, &cut_cr);
+    /* what follows the last line end stays with the reader, as a block of its own (all of
+     * it when no line ends here: a line longer than cap) */
+    memcpy(r->block, dst + n, total - n);
+    r->buf = r->block;
+    r->pos = 0;
+    r->end = total - n;
+    r->pending_cr = cut_cr;
+    new_block(r);
+    if (!n) return false;
+    out->text = dst;
+    out->len = n;
+    out->lines = ldxi_eol_count(dst, n);
+    out->first_line = r->lineno + 1;
+    r->lineno += out->lines;
+    return true;
 }
 
 bool ldx_reader_chunk(ldx_reader *r, size_t max, ldx_chunk *out)

@@ -210,13 +210,10 @@ static ldxi_batch *batch_room(ldx_scanner *s, size_t n, uint64_t k)
     return b;
 }
 
-/* Adds text[0..n) to the batch, k whole lines from first_line on (a line end after
- * them when eol is given): to its last run when they follow it. */
-static void add_lines(ldx_scanner *s, ldxi_batch *b, const char *text, size_t n, const char *eol,
-                      uint64_t first_line, uint64_t k)
+/* Takes the n bytes at the end of the batch's text, k whole lines from first_line on,
+ * into it: to its last run when they follow it. */
+static void place_lines(ldx_scanner *s, ldxi_batch *b, size_t n, uint64_t first_line, uint64_t k)
 {
-    memcpy(b->buf + b->len, text, n);
-    if (eol) b->buf[b->len + n++] = *eol;
     ldxi_seg *last = b->nseg ? &b->seg[b->nseg - 1] : NULL;
     if (last && last->off + last->len == b->len && last->first_line + last->lines == first_line) {
         last->len += n;
@@ -228,6 +225,16 @@ static void add_lines(ldx_scanner *s, ldxi_batch *b, const char *text, size_t n,
     b->nlines += k;
     memset(b->buf + b->len, 0, 16); /* what is read past the last line is defined */
     if (b->len >= BATCH_BYTES) hand_on(s);
+}
+
+/* Adds text[0..n) to the batch, k whole lines from first_line on (a line end after
+ * them when eol is given). */
+static void add_lines(ldx_scanner *s, ldxi_batch *b, const char *text, size_t n, const char *eol,
+                      uint64_t first_line, uint64_t k)
+{
+    memcpy(b->buf + b->len, text, n);
+    if (eol) b->buf[b->len + n++] = *eol;
+    place_lines(s, b, n, first_line, k);
 }
 
 bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
@@ -247,6 +254,34 @@ bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c)
     b = batch_room(s, c->len, c->lines);
     if (!b) return false;
     add_lines(s, b, c->text, c->len, NULL, c->first_line, c->lines);
+    return true;
+}
+
+/* A read for less than this is not worth its call: the batch is handed on first. */
+#define ROOM_MIN ((size_t)64 << 10)
+
+char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap)
+{
+    ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
+    if (b->len && b->len + ROOM_MIN > BATCH_BYTES) {
+        hand_on(s);
+        b = &s->bt[s->filled % (uint64_t)s->nbt];
+    }
+    size_t room = BATCH_BYTES - b->len;
+    /* the 16 bytes past the text that cutting reads */
+    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + room + 16, 1) != LDX_OK) return NULL;
+    *cap = room;
+    return b->buf + b->len;
+}
+
+bool ldxi_batch_placed(ldx_scanner *s, const ldx_chunk *c)
+{
+    ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
+    if (c->text != b->buf + b->len || b->len + c->len + 16 > b->cap ||
+        ldxi_grow((void **)&b->seg, &b->segcap, b->nseg + 1, sizeof(ldxi_seg)) != LDX_OK ||
+        ldxi_grow((void **)&b->bl, &b->blcap, (size_t)(b->nlines + c->lines), sizeof(ldxi_bline)) != LDX_OK)
+        return false;
+    place_lines(s, b, c->len, c->first_line, c->lines);
     return true;
 }
 

@@ -324,6 +324,12 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w);
 /* A chunk of whole lines (ldx_reader_chunk) for the batches; false when it could not be
  * queued (then nothing was). */
 bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c);
+/* Where the reader may write the next chunk, at the end of the batch being filled, and
+ * how much; NULL when there is no memory for it. */
+char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap);
+/* The chunk written there is queued; false when it could not be (nothing was, and the
+ * room may be reused: the caller must copy the chunk out first). */
+bool ldxi_batch_placed(ldx_scanner *s, const ldx_chunk *c);
 
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);
 const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t);

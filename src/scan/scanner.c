@@ -581,6 +581,28 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
 
 bool ldx_scanner_takes_chunks(const ldx_scanner *s) { return s->rs->hs != NULL; }
 
+char *ldx_scanner_chunk_room(ldx_scanner *s, size_t *cap)
+{
+    return s->rs->hs ? ldxi_batch_read_room(s, cap) : NULL;
+}
+
+ldx_status ldx_scanner_chunk_placed(ldx_scanner *s, const ldx_chunk *c)
+{
+    if (ldxi_batch_placed(s, c)) {
+        s->lines += c->lines;
+        return LDX_OK;
+    }
+    /* no memory to keep it where it is: a copy goes the way of any chunk */
+    char *copy = malloc(c->len);
+    if (!copy) return LDX_ENOMEM;
+    memcpy(copy, c->text, c->len);
+    ldx_chunk cc = *c;
+    cc.text = copy;
+    ldx_status st = ldx_scanner_chunk(s, &cc);
+    free(copy);
+    return st;
+}
+
 ldx_status ldx_scanner_chunk(ldx_scanner *s, const ldx_chunk *c)
 {
     if (s->rs->hs && ldxi_batch_chunk(s, c)) {

@@ -218,6 +218,7 @@ static void test_line_ends_random(void **state)
 {
     (void)state;
     uint64_t x = 88172645463325252ull;
+    size_t nplaced = 0; /* chunks read in place, over all rounds */
     for (int round = 0; round < 24; round++) {
         size_t n = round < 12 ? 3000 + (size_t)round * 977 : (600u << 10) + (size_t)round * 4099;
         char *d = malloc(n);
@@ -234,9 +235,12 @@ static void test_line_ends_random(void **state)
         size_t nwant = reference_lines(d, n, want, cap);
         const char *path = tmpfile_with(d, n);
         /* from memory, from a file, and from a file in chunks of whole lines taken in
-         * turn with single lines (as the scanner's batches take them) */
+         * turn with single lines (as the scanner's batches take them), and the same with
+         * chunks read in place into rooms of any size (ldx_reader_chunk_into: a room
+         * smaller than a line, a read that cuts a "\r\n") */
         size_t *got = malloc(cap * sizeof(size_t));
-        for (int src = 0; src < 3; src++) {
+        char *room = malloc(LDX_CHUNK_MAX);
+        for (int src = 0; src < 4; src++) {
             ldx_reader *r;
             if (src == 0) assert_int_equal(ldx_reader_open_mem(&r, d, n, "mem"), LDX_OK);
             else assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
@@ -247,7 +251,13 @@ static void test_line_ends_random(void **state)
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                if (src == 2 && x % 3 && ldx_reader_chunk(r, 1 + (size_t)(x >> 8) % 300000, &c)) {
+                bool placed = src == 3 && x % 4 &&
+                              ldx_reader_chunk_into(r, room, 2 + (size_t)(x >> 8) % (LDX_CHUNK_MAX - 1), &c);
+                if (placed) {
+                    assert_ptr_equal(c.text, room);
+                    nplaced++;
+                }
+                if (placed || (src >= 2 && x % 3 && ldx_reader_chunk(r, 1 + (size_t)(x >> 8) % 300000, &c))) {
                     assert_true(c.len > 0 && (c.text[c.len - 1] == '\n' || c.text[c.len - 1] == '\r'));
                     size_t m = reference_lines(c.text, c.len, got, cap);
                     if (c.first_line != k + 1 || c.lines != m)
@@ -262,7 +272,7 @@ static void test_line_ends_random(void **state)
                 if (ldx_reader_next(r, &l) != LDX_OK) break;
                 if (k >= nwant || l.len != want[k] || l.lineno != k + 1)
                     fail_msg("round %d, %s: line %zu has %zu bytes, want %zu of %zu lines", round,
-                             src == 2 ? "chunks" : src ? "file" : "memory", k + 1, l.len,
+                             src == 3 ? "chunks in place" : src == 2 ? "chunks" : src ? "file" : "memory", k + 1, l.len,
                              k < nwant ? want[k] : 0, nwant);
                 k++;
             }
@@ -270,10 +280,43 @@ static void test_line_ends_random(void **state)
             ldx_reader_destroy(r);
         }
         free(got);
+        free(room);
         unlink(path);
         free(want);
         free(d);
     }
+    assert_true(nplaced > 24);
+}
+
+/* Reads in place that cut a line, and one that cuts a "\r\n" between its two bytes. */
+static void test_chunk_into_cuts(void **state)
+{
+    (void)state;
+    const char *path = tmpfile_with("ab\ncdef\ngh\r\nij\n", 15);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
+    char room[64];
+    ldx_chunk c;
+    ldx_line l;
+    /* "ab\nc": one line; "c" stays with the reader and starts the next read */
+    assert_true(ldx_reader_chunk_into(r, room, 4, &c));
+    assert_true(c.len == 3 && c.lines == 1 && c.first_line == 1);
+    /* "cdef\ngh\r": two lines, the read ends between "\r" and "\n" */
+    assert_true(ldx_reader_chunk_into(r, room, 8, &c));
+    assert_true(c.len == 8 && c.lines == 2 && c.first_line == 2 && !memcmp(c.text, "cdef\ngh\r", 8));
+    /* the "\n" that follows is that line's, not a line of its own */
+    size_t k = 4;
+    while (ldx_reader_chunk_into(r, room, sizeof room, &c) || ldx_reader_chunk(r, 64, &c)) {
+        assert_int_equal(c.first_line, k);
+        k += c.lines;
+    }
+    while (ldx_reader_next(r, &l) == LDX_OK) {
+        assert_int_equal(l.lineno, k);
+        k++;
+    }
+    assert_int_equal(k, 5); /* ab, cdef, gh, ij */
+    ldx_reader_destroy(r);
+    unlink(path);
 }
 
 /* The line ends a chunk counts: each way of counting (a byte at a time, SSE2, AVX2
@@ -343,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_line_ends_random),
         cmocka_unit_test(test_gzip_and_truncated_gzip),
         cmocka_unit_test(test_eol_counts),
+        cmocka_unit_test(test_chunk_into_cuts),
         cmocka_unit_test(test_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
