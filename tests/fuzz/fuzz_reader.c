@@ -140,11 +140,79 @@ static void same(const lines *a, const lines *b, size_t upto)
     }
 }
 
-/* Plain bytes through a descriptor and gzip-compressed must read as from memory. */
+/* The lines of a chunk, as ldx_reader_next would give them. */
+static void push_chunk(lines *ls, const ldx_chunk *c)
+{
+    FUZZ_CHECK(c->len > 0 && (c->text[c->len - 1] == '\n' || c->text[c->len - 1] == '\r'));
+    FUZZ_CHECK(c->first_line == ls->n + 1);
+    const char *p = c->text, *end = c->text + c->len;
+    uint64_t k = 0;
+    while (p < end) {
+        const char *e = p;
+        while (*e != '\n' && *e != '\r') e++;
+        ldx_line l = {.text = p, .len = (size_t)(e - p), .full_len = (size_t)(e - p),
+                      .lineno = c->first_line + k++};
+        push(ls, &l);
+        p = e + 1;
+        if (*e == '\r' && p < end && *p == '\n') p++;
+    }
+    FUZZ_CHECK(k == c->lines);
+}
+
+/* Through a descriptor, taking chunks read in place (rooms of every size), chunks and
+ * single lines in an order drawn from seed, as the scanner takes them. */
+static int read_fd_mixed(const void *data, size_t len, uint64_t seed, lines *out)
+{
+    int fd = fuzz_memfd(data, len);
+    if (fd < 0) return 0;
+    ldx_reader *r;
+    if (ldx_reader_open_fd(&r, fd, "fd") != LDX_OK) return 0;
+    char *room = malloc(LDX_CHUNK_MAX);
+    FUZZ_CHECK(room != NULL);
+    lines ls = {0};
+    ldx_chunk c;
+    ldx_line l;
+    for (;;) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        if (seed % 3 && ldx_reader_chunk_into(r, room, 2 + (size_t)(seed >> 8) % (LDX_CHUNK_MAX - 1), &c)) {
+            FUZZ_CHECK(c.text == room);
+            push_chunk(&ls, &c);
+            continue;
+        }
+        if (seed % 5 == 1 && ldx_reader_chunk(r, 1 + (size_t)(seed >> 16) % LDX_CHUNK_MAX, &c)) {
+            push_chunk(&ls, &c);
+            continue;
+        }
+        ldx_status st = ldx_reader_next(r, &l);
+        if (st != LDX_OK) {
+            ls.end = st;
+            break;
+        }
+        FUZZ_CHECK(l.lineno == ls.n + 1);
+        push(&ls, &l);
+    }
+    ls.bytes = ldx_reader_bytes(r);
+    free(room);
+    ldx_reader_destroy(r);
+    *out = ls;
+    return 1;
+}
+
+/* Plain bytes through a descriptor (line by line, and in chunks) and gzip-compressed
+ * must read as from memory. */
 static void differential(const uint8_t *data, size_t size, const lines *ref)
 {
     lines fd = {0};
     if (read_fd(data, size, &fd)) {
+        FUZZ_CHECK(fd.end == LDX_EOF);
+        FUZZ_CHECK(fd.bytes == size);
+        FUZZ_CHECK(fd.n == ref->n);
+        same(ref, &fd, ref->n);
+        free(fd.v);
+    }
+    if (read_fd_mixed(data, size, fuzz_hash(data, size) | 1, &fd)) {
         FUZZ_CHECK(fd.end == LDX_EOF);
         FUZZ_CHECK(fd.bytes == size);
         FUZZ_CHECK(fd.n == ref->n);
