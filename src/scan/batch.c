@@ -463,6 +463,18 @@ bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c)
     (void)c;
     return false;
 }
+char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap)
+{
+    (void)s;
+    *cap = 0;
+    return NULL;
+}
+bool ldxi_batch_placed(ldx_scanner *s, const ldx_chunk *c)
+{
+    (void)s;
+    (void)c;
+    return false;
+}
 void ldxi_scanner_flush(ldx_scanner *s) { (void)s; }
 void ldxi_batch_discard(ldx_scanner *s) { (void)s; }
 bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
