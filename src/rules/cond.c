@@ -491,21 +491,25 @@ ldx_status ldxi_where_parse(const char *src, const char *const *caps, size_t nca
 
 int ldxi_cond_true(double v) { return !isnan(v) && v != 0.0; }
 
-/* A comparison (1 or 0; false with a NaN) or arithmetic (NaN stays NaN, x / 0 is NaN). */
+/* A comparison: false with a NaN. */
+static bool compare(ldxi_cop op, double l, double r)
+{
+    if (isnan(l) || isnan(r)) return false;
+    switch (op) {
+    case LDXI_OP_GT: return l > r;
+    case LDXI_OP_GE: return l >= r;
+    case LDXI_OP_LT: return l < r;
+    case LDXI_OP_LE: return l <= r;
+    case LDXI_OP_EQ: return l == r;
+    case LDXI_OP_NE: return l != r;
+    }
+    return false;
+}
+
+/* A comparison (1 or 0) or arithmetic (NaN stays NaN, x / 0 is NaN). */
 static double binary(const ldxi_cond *c, double l, double r)
 {
-    if (c->kind == LDXI_C_CMP) {
-        if (isnan(l) || isnan(r)) return 0.0;
-        switch (c->op) {
-        case LDXI_OP_GT: return l > r;
-        case LDXI_OP_GE: return l >= r;
-        case LDXI_OP_LT: return l < r;
-        case LDXI_OP_LE: return l <= r;
-        case LDXI_OP_EQ: return l == r;
-        case LDXI_OP_NE: return l != r;
-        }
-        return 0.0;
-    }
+    if (c->kind == LDXI_C_CMP) return compare(c->op, l, r) ? 1.0 : 0.0;
     switch (c->aop) {
     case '+': return l + r;
     case '-': return l - r;
@@ -534,6 +538,52 @@ bool ldxi_where_true(const ldxi_cond *c, const double *vals)
 {
     return ldxi_cond_true(where_eval(c, vals));
 }
+
+/* The comparison with its operands swapped: 3 < x is x > 3. */
+static ldxi_cop swapped(ldxi_cop op)
+{
+    switch (op) {
+    case LDXI_OP_GT: return LDXI_OP_LT;
+    case LDXI_OP_GE: return LDXI_OP_LE;
+    case LDXI_OP_LT: return LDXI_OP_GT;
+    case LDXI_OP_LE: return LDXI_OP_GE;
+    default: return op;
+    }
+}
+
+/* Counts the clauses of an and-chain into out (when given); -1 if it is not one. */
+static long clauses(const ldxi_cond *c, ldxi_clause *out)
+{
+    if (c->kind == LDXI_C_AND) {
+        long l = clauses(c->l, out);
+        long r = l < 0 ? -1 : clauses(c->r, out ? out + l : NULL);
+        return r < 0 ? -1 : l + r;
+    }
+    if (c->kind != LDXI_C_CMP) return -1;
+    const ldxi_cond *cap = c->l, *num = c->r;
+    ldxi_cop op = c->op;
+    if (cap->kind == LDXI_C_NUM && num->kind == LDXI_C_CAP) {
+        cap = c->r;
+        num = c->l;
+        op = swapped(op);
+    }
+    if (cap->kind != LDXI_C_CAP || num->kind != LDXI_C_NUM) return -1;
+    if (out) *out = (ldxi_clause){cap->cap, op, num->num};
+    return 1;
+}
+
+bool ldxi_where_clauses(const ldxi_cond *c, ldx_arena *a, ldxi_clause **out, size_t *n)
+{
+    long k = clauses(c, NULL);
+    *out = NULL;
+    *n = 0;
+    if (k <= 0 || !(*out = ldxi_arena_alloc(a, (size_t)k * sizeof(ldxi_clause)))) return false;
+    clauses(c, *out);
+    *n = (size_t)k;
+    return true;
+}
+
+bool ldxi_clause_true(const ldxi_clause *cl, double v) { return compare(cl->op, v, cl->num); }
 
 double ldxi_cond_eval(const ldxi_cond *c, const ldxi_cond_env *env)
 {

@@ -76,6 +76,18 @@ ldx_status ldxi_where_parse(const char *src, const char *const *caps, size_t nca
                             size_t errsize);
 /* Whether a line whose captures read vals[0..ncaps) (NAN: no number) passes c. */
 bool ldxi_where_true(const ldxi_cond *c, const double *vals);
+/* Most wheres are comparisons of a capture with a number joined by `and`: as such
+ * clauses, tested in order, a scan reads a capture's number only when its clause is
+ * reached and walks no tree. */
+typedef struct {
+    int cap;
+    ldxi_cop op;
+    double num;
+} ldxi_clause;
+/* The clauses of c into an arena array (*n of them); false when c is more than that. */
+bool ldxi_where_clauses(const ldxi_cond *c, ldx_arena *a, ldxi_clause **out, size_t *n);
+/* Whether a capture whose number is v (NAN: none) passes the clause. */
+bool ldxi_clause_true(const ldxi_clause *cl, double v);
 
 /* The trackers of a parsed condition, in index order, into an arena array. */
 size_t ldxi_cond_trackers(const ldxi_cond *c, ldx_arena *a, ldxi_tracker **out);

@@ -67,7 +67,11 @@ static void share_pattern(ldx_ruleset *rs, const ldxi_hsdb *h)
             ldxi_sigc *b = &rs->rules[h->refs[hd].rule]->sigs[h->refs[hd].sig];
             if (hd == g) continue;
             const char *wa = signal_of(rs, h, g)->where, *wb = signal_of(rs, h, hd)->where;
-            if (pass == 1 && a->where && b->where && !strcmp(wa, wb)) a->where = b->where;
+            if (pass == 1 && a->where && b->where && !strcmp(wa, wb)) {
+                a->where = b->where;
+                a->clauses = b->clauses;
+                a->nclauses = b->nclauses;
+            }
             if (!a->numbered || !b->numbered) continue;
             for (size_t c = 0; c < a->ncaps && c < b->ncaps; c++) /* into the head, then back */
                 if (pass == 0) b->numbered[c] |= a->numbered[c];

@@ -371,7 +371,10 @@ static void load_where(ctx *c, const ldxi_ynode *v, ldx_signal_info *si, ldxi_si
                      wn->quoted == 2 ? wn->col : col_of(wn, off),
                      "rule '%s', signal '%s': where: %s", rule_id, si->name, err);
         c->errors++;
+        return;
     }
+    ldxi_clause *cl;
+    if (ldxi_where_clauses(sc->where, c->arena, &cl, &sc->nclauses)) sc->clauses = cl;
 }
 
 static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)

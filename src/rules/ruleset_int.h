@@ -24,6 +24,8 @@ typedef struct ldxi_sigc_s {
     int *capgroups;        /* their group numbers */
     size_t ncaps;
     ldxi_cond *where;      /* NULL, or the numbers a match's captures must give */
+    const ldxi_clause *clauses; /* the where as clauses, when it is no more than that */
+    size_t nclauses;
     /* Per capture: read as a number by a scan (a condition or a where uses it, or a
      * signal with the same pattern does); the others are text for the report, unless a
      * scanner keeps every number (ldx_scanner_set_numbers). NULL without captures. */

@@ -352,6 +352,7 @@ static void free_batch(ldxi_batch *b)
     free(b->m);
     free(b->co);
     free(b->val);
+    free(b->vread);
     free(b->rc);
 }
 

@@ -148,31 +148,65 @@ static void prefilter(const ldxi_hsdb *h, ldxi_batch *b, void *scratch, bool tem
 
 /* ---- matching: prefilter and PCRE2, on any thread ---- */
 
-/* The numbers in the captures of the match whose offsets start at co[from], for the
- * trends: read here, on a matching thread, rather than by the thread that applies (with
- * -j 2 that one is the busier). */
-static bool read_values(const ldx_scanner *s, ldxi_batch *b, const ldxi_sigc *sc,
-                        const char *text, size_t from)
+/* The numbers in the captures of a match (offsets from co[from] on, numbers at
+ * val[from / 2]), for its signal's where, the conditions and the trends: read here, on
+ * a matching thread, rather than by the thread that applies (with -j 2 that one is the
+ * busier), and only as they are needed: a where that fails on its first clause reads
+ * no other. open_values marks them all unread (NaN to whoever reads val[]). */
+static bool open_values(ldxi_batch *b, size_t from, size_t ncaps)
 {
-    size_t ncaps = sc->ncaps;
     if (!ncaps) return true;
-    if (ldxi_grow((void **)&b->val, &b->valcap, (from + 2 * ncaps) / 2, sizeof(double)) != LDX_OK)
+    size_t end = (from + 2 * ncaps) / 2;
+    if (ldxi_grow((void **)&b->val, &b->valcap, end, sizeof(double)) != LDX_OK ||
+        ldxi_grow((void **)&b->vread, &b->vreadcap, end, 1) != LDX_OK)
         return false;
-    for (size_t c = 0; c < ncaps; c++) {
-        const size_t *co = b->co + from + 2 * c;
-        double v;
-        b->val[from / 2 + c] = co[0] != SIZE_MAX && ldxi_scan_numbered(s, sc, c) &&
-                                       ldxi_parse_quantity(text + co[0], co[1] - co[0], &v)
-                                   ? v : NAN;
-    }
+    for (size_t i = from / 2; i < end; i++) b->val[i] = NAN;
+    memset(b->vread + from / 2, 0, ncaps);
     return true;
 }
 
-/* Whether the match whose captures start at co[from] (numbers read) passes the
- * signal's where. */
-static bool passes(const ldxi_batch *b, const ldxi_sigc *sc, size_t from)
+static double value(ldxi_batch *b, const char *text, size_t from, size_t c)
 {
-    return !sc->where || ldxi_where_true(sc->where, sc->ncaps ? b->val + from / 2 : NULL);
+    size_t i = from / 2 + c;
+    if (!b->vread[i]) {
+        const size_t *co = b->co + from + 2 * c;
+        double v;
+        if (co[0] != SIZE_MAX && ldxi_parse_quantity(text + co[0], co[1] - co[0], &v)) b->val[i] = v;
+        b->vread[i] = 1;
+    }
+    return b->val[i];
+}
+
+/* Whether the match passes its signal's where, reading what that needs. */
+static bool passes(ldxi_batch *b, const ldxi_sigc *sc, const char *text, size_t from)
+{
+    if (!sc->where) return true;
+    if (sc->clauses) {
+        for (size_t k = 0; k < sc->nclauses; k++)
+            if (!ldxi_clause_true(&sc->clauses[k], value(b, text, from, (size_t)sc->clauses[k].cap)))
+                return false;
+        return true;
+    }
+    for (size_t c = 0; c < sc->ncaps; c++)
+        if (sc->numbered && sc->numbered[c]) value(b, text, from, c);
+    return ldxi_where_true(sc->where, sc->ncaps ? b->val + from / 2 : NULL);
+}
+
+/* A hit's numbers: every capture the scan reads as a number. */
+static void fill_values(const ldx_scanner *s, ldxi_batch *b, const ldxi_sigc *sc, const char *text,
+                        size_t from)
+{
+    for (size_t c = 0; c < sc->ncaps; c++)
+        if (ldxi_scan_numbered(s, sc, c)) value(b, text, from, c);
+}
+
+/* A match of the signal: a hit, with its numbers, when its where passes. */
+static bool hit_passes(const ldx_scanner *s, ldxi_batch *b, const ldxi_sigc *sc, const char *text,
+                       size_t from)
+{
+    if (!passes(b, sc, text, from)) return false;
+    fill_values(s, b, sc, text, from);
+    return true;
 }
 
 static bool keep_match(const ldx_scanner *s, ldxi_batch *b, uint32_t line, uint32_t g,
@@ -183,8 +217,8 @@ static bool keep_match(const ldx_scanner *s, ldxi_batch *b, uint32_t line, uint3
         return false;
     b->m[b->nm++] = (ldxi_match){line, g, (uint32_t)b->nco, false};
     if (sc->ncaps) ldxi_scan_caps(sc, md, b->co + b->nco);
-    if (!read_values(s, b, sc, b->buf + b->bl[line].off, b->nco)) return false;
-    b->m[b->nm - 1].out = !passes(b, sc, b->nco);
+    if (!open_values(b, b->nco, sc->ncaps)) return false;
+    b->m[b->nm - 1].out = !hit_passes(s, b, sc, b->buf + b->bl[line].off, b->nco);
     b->nco += 2 * sc->ncaps;
     return true;
 }
@@ -212,7 +246,9 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
                 b->failed = true;
                 return;
             }
-            bool out = hc->where == sc->where ? !w->pass[hd] : !passes(b, sc, co);
+            const char *text = b->buf + b->bl[line].off;
+            bool out = hc->where == sc->where ? !w->pass[hd] : !passes(b, sc, text, co);
+            if (!out) fill_values(s, b, sc, text, co);
             b->m[b->nm++] = (ldxi_match){line, g, co, out};
             ldxi_scan_shared(s, ref.rule, ref.sig, !out, &b->rc[ref.rule]);
             return;
@@ -474,20 +510,22 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
          * that share a pattern, a user's copy of a rule) takes its captures and numbers */
         const ldxi_sigc *sc = ref.sc;
         uint32_t hd = h->same_head[it.g], co = (uint32_t)b->nco;
+        const char *text = b->buf + b->bl[l].off;
         bool ok;
         if (hd != it.g && w->stamp[hd] == w->seq && w->res[hd] != UINT32_MAX) {
             co = w->res[hd];
             const ldxi_sigc *hc = h->refs[hd].sc;
-            ok = hc->where == sc->where ? w->pass[hd] : passes(b, sc, co);
+            ok = hc->where == sc->where ? w->pass[hd] : passes(b, sc, text, co);
+            if (ok) fill_values(s, b, sc, text, co);
         } else {
             for (size_t i = 0; i < n; i++)
                 b->co[co + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];
-            if (!read_values(s, b, sc, b->buf + b->bl[l].off, co)) {
+            if (!open_values(b, co, n / 2)) {
                 b->failed = true;
                 return;
             }
             b->nco += n;
-            ok = passes(b, sc, co);
+            ok = hit_passes(s, b, sc, text, co);
             if (hd == it.g && h->same_next[it.g] != LDXI_HS_IGNORE) {
                 w->stamp[it.g] = w->seq;
                 w->res[it.g] = co;

@@ -142,6 +142,8 @@ typedef struct ldxi_batch_s {
     double *val;         /* the number of each capture (val[i / 2] for co[i]), NaN: none:
                           * read by the matching thread, not the one that applies */
     size_t valcap;
+    uint8_t *vread;      /* per val[]: read yet (numbers are read as they are needed) */
+    size_t vreadcap;
     ldxi_rulecount *rc;  /* per rule */
     uint64_t pf_ns;      /* the prefilter's time on it */
     uint64_t pf_pairs;   /* the (line, signal) pairs it handed to PCRE2 */

@@ -183,6 +183,49 @@ static void test_where(void **state)
     ldxi_arena_destroy(a);
 }
 
+/* A where of comparisons with numbers joined by `and` is tested as clauses, in order,
+ * with the same answers as the tree; anything more stays a tree. */
+static void test_where_clauses(void **state)
+{
+    (void)state;
+    ldx_arena *a;
+    ldxi_arena_create(&a);
+    static const struct {
+        const char *src;
+        size_t n; /* clauses; 0: not clauses */
+    } shapes[] = {{"skipped >= 2", 1},          {"2 <= skipped and iter > 999", 2},
+                  {"loss == 0 and iter != 3 and skipped < 1e3", 3},
+                  {"skipped >= 2 or iter > 1", 0}, {"not skipped > 1", 0},
+                  {"skipped > iter", 0},        {"loss * 2 > 1", 0},
+                  {"(skipped > 1 and iter > 1) and loss < 3", 3},
+                  {"999 < iter and 2 > loss and 1 >= skipped", 3}, {"0 == loss", 1}};
+    double vals[3];
+    uint64_t x = 12345;
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        ldxi_cond *c = NULL;
+        size_t off, n = 99;
+        char err[256];
+        assert_int_equal(ldxi_where_parse(shapes[i].src, line_caps, 3, a, &c, &off, err, sizeof err), LDX_OK);
+        ldxi_clause *cl;
+        bool is = ldxi_where_clauses(c, a, &cl, &n);
+        if (is != (shapes[i].n > 0) || (is && n != shapes[i].n))
+            fail_msg("'%s': %s, %zu clauses", shapes[i].src, is ? "clauses" : "a tree", n);
+        for (int t = 0; is && t < 2000; t++) {
+            for (int k = 0; k < 3; k++) {
+                x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                static const double pick[] = {0, 1, 2, 3, 999, 1000, 1e3, NAN, -1};
+                vals[k] = pick[x % (sizeof pick / sizeof *pick)];
+            }
+            bool all = true;
+            for (size_t k = 0; k < n; k++) all = all && ldxi_clause_true(&cl[k], vals[cl[k].cap]);
+            if (all != ldxi_where_true(c, vals))
+                fail_msg("'%s' on %g %g %g: clauses %d, tree %d", shapes[i].src, vals[0], vals[1],
+                         vals[2], all, !all);
+        }
+    }
+    ldxi_arena_destroy(a);
+}
+
 static void test_deep_nesting_is_refused(void **state)
 {
     (void)state;
@@ -211,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_deep_nesting_is_refused),
         cmocka_unit_test(test_where),
+        cmocka_unit_test(test_where_clauses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
