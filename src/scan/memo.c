@@ -15,11 +15,16 @@
 #endif
 
 #define MEMO_SLOTS_MIN 1024u             /* the table doubles as entries come, up to */
-#define MEMO_SLOTS_MAX 32768u            /* this many slots, half of them used at most */
+#define MEMO_SLOTS_MAX 32768u            /* this many slots, half of them used at most
+                                          * (an index + 1 fits LDXI_MEMO_LEN_BITS' rest) */
 #define MEMO_KEEP (MEMO_SLOTS_MAX / 8 * 3) /* a batch starts with at most this many entries */
 #define MEMO_KEY_BYTES ((size_t)2 << 20)  /* ... and at most this many template bytes */
 #define MEMO_ITEMS ((size_t)1 << 18)      /* ... items and capture offsets: with the slots
                                            * and entries, 6 MiB a thread at most */
+
+_Static_assert(LDXI_MEMO_LINE_MAX < (1u << LDXI_MEMO_LEN_BITS) &&
+                   MEMO_SLOTS_MAX / 2 < (1u << (32 - LDXI_MEMO_LEN_BITS)),
+               "a slot's xlen holds a length and an entry's index + 1");
 
 static const uint64_t K1 = 0x9e3779b97f4a7c15ull, K2 = 0xc2b2ae3d27d4eb4full;
 
@@ -176,13 +181,13 @@ void ldxi_memo_clear(ldxi_memo *m)
 static bool grow(ldxi_memo *m)
 {
     uint32_t n = m->nslot * 2, mask = n - 1;
-    uint64_t *slot = calloc(n, sizeof *slot);
+    ldxi_memo_slot *slot = calloc(n, sizeof *slot);
     if (!slot) return false;
     for (size_t x = 0; x < m->nent; x++) {
-        uint64_t h = m->ent[x].hash;
-        uint32_t i = (uint32_t)h & mask;
-        while (slot[i]) i = (i + 1) & mask;
-        slot[i] = (h & 0xffffffff00000000ull) | (uint64_t)(x + 1);
+        const ldxi_memo_entry *e = &m->ent[x];
+        uint32_t i = (uint32_t)e->hash & mask;
+        while (slot[i].xlen) i = (i + 1) & mask;
+        slot[i] = (ldxi_memo_slot){e->hash, e->key, (uint32_t)(x + 1) << LDXI_MEMO_LEN_BITS | e->len};
     }
     free(m->slot);
     m->slot = slot;
@@ -194,20 +199,18 @@ uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, boo
 {
     *fresh = false;
     if (!m->nslot || n > LDXI_MEMO_LINE_MAX) return LDXI_MEMO_NONE;
-    uint64_t tag = h & 0xffffffff00000000ull;
+    const uint32_t lmask = (1u << LDXI_MEMO_LEN_BITS) - 1;
     uint32_t mask = m->nslot - 1, i = (uint32_t)h & mask;
     for (;; i = (i + 1) & mask) {
-        uint64_t v = m->slot[i];
-        if (!v) break;
-        if ((v & 0xffffffff00000000ull) != tag) continue;
-        uint32_t x = (uint32_t)v - 1;
-        const ldxi_memo_entry *e = &m->ent[x];
-        if (e->hash == h && e->len == n && same(m->keys + e->key, t, n)) return x;
+        const ldxi_memo_slot *sl = &m->slot[i];
+        if (!sl->xlen) break;
+        if (sl->hash == h && (sl->xlen & lmask) == n && same(m->keys + sl->key, t, n))
+            return (sl->xlen >> LDXI_MEMO_LEN_BITS) - 1;
     }
     if ((m->nent + 1) * 2 > m->nslot) {
         if (m->nslot >= MEMO_SLOTS_MAX || !grow(m)) return LDXI_MEMO_NONE;
         mask = m->nslot - 1;
-        for (i = (uint32_t)h & mask; m->slot[i]; i = (i + 1) & mask) {}
+        for (i = (uint32_t)h & mask; m->slot[i].xlen; i = (i + 1) & mask) {}
     }
     if (ldxi_grow((void **)&m->keys, &m->kcap, m->nkeys + n + 1, 1) != LDX_OK ||
         ldxi_grow((void **)&m->ent, &m->entcap, m->nent + 1, sizeof *m->ent) != LDX_OK)
@@ -215,7 +218,7 @@ uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, boo
     memcpy(m->keys + m->nkeys, t, n);
     uint32_t x = (uint32_t)m->nent++;
     m->ent[x] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING};
-    m->slot[i] = tag | (uint64_t)(x + 1);
+    m->slot[i] = (ldxi_memo_slot){h, m->ent[x].key, (x + 1) << LDXI_MEMO_LEN_BITS | (uint32_t)n};
     m->nkeys += n;
     *fresh = true;
     return x;

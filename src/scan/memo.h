@@ -36,10 +36,19 @@ typedef struct {
     uint8_t state;          /* PENDING (its first line not matched yet) or READY */
 } ldxi_memo_entry;
 
+/* A slot of the table holds what a lookup compares, so that it reads no entry: the
+ * hash, where the template's key is, and its length with the entry's index + 1 above
+ * (0: a free slot). An entry and its key were two more dependent loads per line. */
 typedef struct {
-    /* open addressing, nslot a power of two: entry index + 1 (0: free) in the low 32
-     * bits, the hash's high 32 bits above, so that a probe touches no entry in vain */
-    uint64_t *slot;
+    uint64_t hash;
+    uint32_t key;
+    uint32_t xlen; /* (index + 1) << LDXI_MEMO_LEN_BITS | length */
+} ldxi_memo_slot;
+#define LDXI_MEMO_LEN_BITS 17 /* a length up to LDXI_MEMO_LINE_MAX; 15 bits of index */
+
+typedef struct {
+    /* open addressing, nslot a power of two */
+    ldxi_memo_slot *slot;
     uint32_t nslot;
     ldxi_memo_entry *ent;   /* in the order they came: an index stays valid as slots grow */
     size_t nent, entcap;
