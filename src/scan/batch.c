@@ -200,8 +200,8 @@ void ldxi_batch_discard(ldx_scanner *s)
 static ldxi_batch *batch_room(ldx_scanner *s, size_t n, uint64_t k)
 {
     ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
-    /* 16 bytes to spare: lines are cut 16 bytes at a time (ldxi_memo_line) */
-    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + n + 16, 1) != LDX_OK ||
+    /* bytes to spare: lines are cut 32 bytes at a time (ldxi_memo_line) */
+    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + n + LDXI_MEMO_SLACK, 1) != LDX_OK ||
         ldxi_grow((void **)&b->seg, &b->segcap, b->nseg + 1, sizeof(ldxi_seg)) != LDX_OK ||
         ldxi_grow((void **)&b->bl, &b->blcap, (size_t)(b->nlines + k), sizeof(ldxi_bline)) != LDX_OK) {
         ldxi_scanner_flush(s); /* what is queued goes first */
@@ -223,7 +223,7 @@ static void place_lines(ldx_scanner *s, ldxi_batch *b, size_t n, uint64_t first_
     }
     b->len += n;
     b->nlines += k;
-    memset(b->buf + b->len, 0, 16); /* what is read past the last line is defined */
+    memset(b->buf + b->len, 0, LDXI_MEMO_SLACK); /* what is read past the last line is defined */
     if (b->len >= BATCH_BYTES) hand_on(s);
 }
 
@@ -268,8 +268,8 @@ char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap)
         b = &s->bt[s->filled % (uint64_t)s->nbt];
     }
     size_t room = BATCH_BYTES - b->len;
-    /* the 16 bytes past the text that cutting reads */
-    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + room + 16, 1) != LDX_OK) return NULL;
+    /* and the bytes past the text that cutting reads */
+    if (ldxi_grow((void **)&b->buf, &b->cap, b->len + room + LDXI_MEMO_SLACK, 1) != LDX_OK) return NULL;
     *cap = room;
     return b->buf + b->len;
 }
@@ -277,7 +277,7 @@ char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap)
 bool ldxi_batch_placed(ldx_scanner *s, const ldx_chunk *c)
 {
     ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
-    if (c->text != b->buf + b->len || b->len + c->len + 16 > b->cap ||
+    if (c->text != b->buf + b->len || b->len + c->len + LDXI_MEMO_SLACK > b->cap ||
         ldxi_grow((void **)&b->seg, &b->segcap, b->nseg + 1, sizeof(ldxi_seg)) != LDX_OK ||
         ldxi_grow((void **)&b->bl, &b->blcap, (size_t)(b->nlines + c->lines), sizeof(ldxi_bline)) != LDX_OK)
         return false;

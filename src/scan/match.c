@@ -330,8 +330,8 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
         cut_plain(b);
         return true;
     }
-    if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + 32, 1) != LDX_OK ||
-        ldxi_grow((void **)&b->rbuf, &b->rcap, b->len + 32, 1) != LDX_OK ||
+    if (ldxi_grow((void **)&b->tbuf, &b->tcap, b->len + LDXI_MEMO_SLACK, 1) != LDX_OK ||
+        ldxi_grow((void **)&b->rbuf, &b->rcap, b->len + LDXI_MEMO_SLACK, 1) != LDX_OK ||
         ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
         return false;
     size_t tlen = 0, ntl = 0, nbl = 0;
