@@ -315,18 +315,30 @@ ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
     }
 }
 
-/* The last line end of p[0..n) (a "\r\n" whole), as the length of the lines up to it; 0
- * when there is none. *cut_cr: n ends in a "\r" whose "\n" may come next. */
-static size_t whole_lines(const char *p, size_t n, bool *cut_cr)
+/* The last line end of p[0..n) (a "\r\n" whole: p[n] may be read when n < readable), as
+ * the length of the lines up to it; 0 when there is none. Lines are short, so a look
+ * back from the end finds it soon. *cut_cr: they end in a "\r" at readable's edge, whose
+ * "\n" may come next. */
+static size_t whole_lines(const char *p, size_t n, size_t readable, bool *cut_cr)
 {
     size_t k = n;
     while (k > 0 && p[k - 1] != '\n' && p[k - 1] != '\r') k--;
     *cut_cr = false;
     if (k && p[k - 1] == '\r') {
-        if (k < n) k += p[k] == '\n';
+        if (k < readable) k += p[k] == '\n';
         else *cut_cr = true;
     }
     return k;
+}
+
+/* Hands out text[0..n), whole lines, as the next chunk. */
+static void give_chunk(ldx_reader *r, const char *text, size_t n, ldx_chunk *out)
+{
+    out->text = text;
+    out->len = n;
+    out->lines = ldxi_eol_count(text, n);
+    out->first_line = r->lineno + 1;
+    r->lineno += out->lines;
 }
 
 bool ldx_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldx_chunk *out)
@@ -346,7 +358,7 @@ bool ldx_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldx_chunk *out)
     if (!read_source(r, dst + have, cap - have, &got)) return false; /* the cut line stays */
     size_t total = have + got;
     bool cut_cr;
-    size_t n = whole_lines(dst, total, &cut_cr);
+    size_t n = whole_lines(dst, total, total, &cut_cr);
     /* what follows the last line end stays with the reader, as a block of its own (all of
      * it when no line ends here: a line longer than cap) */
     memcpy(r->block, dst + n, total - n);
@@ -356,11 +368,7 @@ bool ldx_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldx_chunk *out)
     r->pending_cr = cut_cr;
     new_block(r);
     if (!n) return false;
-    out->text = dst;
-    out->len = n;
-    out->lines = ldxi_eol_count(dst, n);
-    out->first_line = r->lineno + 1;
-    r->lineno += out->lines;
+    give_chunk(r, dst, n, out);
     return true;
 }
 
@@ -375,25 +383,11 @@ bool ldx_reader_chunk(ldx_reader *r, size_t max, ldx_chunk *out)
     const char *start = r->buf + r->pos;
     size_t avail = r->end - r->pos;
     if (max > LDX_LINE_MAX) max = LDX_LINE_MAX;
-    if (avail > max) avail = max;
-    /* the last line end: lines are short, so a look back from the end finds it soon */
-    const char *last = start + avail;
-    while (last > start && last[-1] != '\n' && last[-1] != '\r') last--;
-    if (last == start) return false;
-    last--;
-    size_t n = (size_t)(last - start) + 1;
-    if (*last == '\r') { /* its "\n" goes with it, if there is one */
-        if (r->pos + n < r->end) {
-            if (start[n] == '\n') n++;
-        } else {
-            r->pending_cr = true;
-        }
-    }
-    out->text = start;
-    out->len = n;
-    out->lines = ldxi_eol_count(start, n);
-    out->first_line = r->lineno + 1;
-    r->lineno += out->lines;
+    bool cut_cr;
+    size_t n = whole_lines(start, avail < max ? avail : max, avail, &cut_cr);
+    if (!n) return false;
+    r->pending_cr = cut_cr;
+    give_chunk(r, start, n, out);
     r->pos += n;
     return true;
 }

@@ -209,6 +209,17 @@ static bool hit_passes(const ldx_scanner *s, ldxi_batch *b, const ldxi_sigc *sc,
     return true;
 }
 
+/* A signal that takes the match of its pattern's head hd on the line (captures at
+ * co[from]): a hit where the head's where, when it is the same, passed, else by its own;
+ * a hit with its numbers. */
+static bool shared_passes(const ldx_scanner *s, ldxi_batch *b, const ldxi_worker *w, uint32_t hd,
+                          const ldxi_sigc *sc, const char *text, size_t from)
+{
+    if (s->rs->hs->refs[hd].sc->where != sc->where) return hit_passes(s, b, sc, text, from);
+    if (w->pass[hd]) fill_values(s, b, sc, text, from);
+    return w->pass[hd];
+}
+
 static bool keep_match(const ldx_scanner *s, ldxi_batch *b, uint32_t line, uint32_t g,
                        const ldxi_sigc *sc, pcre2_match_data *md)
 {
@@ -246,9 +257,7 @@ static void try_signal(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
                 b->failed = true;
                 return;
             }
-            const char *text = b->buf + b->bl[line].off;
-            bool out = hc->where == sc->where ? !w->pass[hd] : !passes(b, sc, text, co);
-            if (!out) fill_values(s, b, sc, text, co);
+            bool out = !shared_passes(s, b, w, hd, sc, b->buf + b->bl[line].off, co);
             b->m[b->nm++] = (ldxi_match){line, g, co, out};
             ldxi_scan_shared(s, ref.rule, ref.sig, !out, &b->rc[ref.rule]);
             return;
@@ -336,6 +345,7 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
         return false;
     size_t tlen = 0, ntl = 0, nbl = 0;
     uint64_t known = 0;
+    int isa = ldxi_memo_isa();
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
         char *p = b->buf + sg->off, *end = p + sg->len;
@@ -345,7 +355,7 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
             const char *eol;
             uint64_t hash;
             bool esc;
-            size_t n = ldxi_memo_line(p, &eol, t, &hash, &esc);
+            size_t n = ldxi_memo_line(p, &eol, t, &hash, &esc, isa);
             if (esc) { /* rare: the line without its escapes, and that one's template */
                 n = ldx_strip_ansi(p, n, p);
                 hash = ldxi_memo_template(p, n, t);
@@ -514,9 +524,7 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
         bool ok;
         if (hd != it.g && w->stamp[hd] == w->seq && w->res[hd] != UINT32_MAX) {
             co = w->res[hd];
-            const ldxi_sigc *hc = h->refs[hd].sc;
-            ok = hc->where == sc->where ? w->pass[hd] : passes(b, sc, text, co);
-            if (ok) fill_values(s, b, sc, text, co);
+            ok = shared_passes(s, b, w, hd, sc, text, co);
         } else {
             for (size_t i = 0; i < n; i++)
                 b->co[co + i] = mm->co[it.co + i] == UINT32_MAX ? SIZE_MAX : mm->co[it.co + i];

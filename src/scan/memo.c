@@ -182,11 +182,22 @@ __attribute__((target("avx2"))) static size_t line_avx2(const char *p, const cha
 }
 #endif
 
-size_t ldxi_memo_line_isa(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc,
-                          int isa)
+int ldxi_memo_isa(void)
 {
 #ifdef MEMO_AVX2
-    if (isa >= 2 && __builtin_cpu_supports("avx2")) return line_avx2(p, eol, dst, hash, esc);
+    if (__builtin_cpu_supports("avx2")) return 2;
+#endif
+#ifdef MEMO_SSE2
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+size_t ldxi_memo_line(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc, int isa)
+{
+#ifdef MEMO_AVX2
+    if (isa >= 2) return line_avx2(p, eol, dst, hash, esc);
 #endif
 #ifdef MEMO_SSE2
     if (isa >= 1) return line_sse2(p, eol, dst, hash, esc);
@@ -198,11 +209,6 @@ size_t ldxi_memo_line_isa(const char *p, const char **eol, char *dst, uint64_t *
     *esc = memchr(p, 0x1b, n) != NULL;
     *hash = ldxi_memo_template(p, n, dst);
     return n;
-}
-
-size_t ldxi_memo_line(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc)
-{
-    return ldxi_memo_line_isa(p, eol, dst, hash, esc, 2);
 }
 
 /* Whether a[0..n) and b[0..n) are equal: a template against a key, mostly 50 to 200

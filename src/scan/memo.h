@@ -64,14 +64,13 @@ typedef struct {
 uint64_t ldxi_memo_template(const char *src, size_t n, char *dst);
 /* Cuts the line at p (a line end lies ahead): its length to the line end (*eol set to
  * it), its template written to dst and its hash (as ldxi_memo_template's), and whether
- * it holds an ESC, in one pass. Reads, and writes to dst, up to LDXI_MEMO_SLACK bytes
- * past the line end: both must have room. ldxi_memo_line_isa does it with at most the
- * instructions isa allows (0: none, 1: SSE2, 2: AVX2 where the CPU has it), for the
- * tests. */
+ * it holds an ESC, in one pass, with the instructions isa allows (0: none, 1: SSE2,
+ * 2: AVX2), at most ldxi_memo_isa(). Reads, and writes to dst, up to LDXI_MEMO_SLACK
+ * bytes past the line end: both must have room. */
 #define LDXI_MEMO_SLACK 32
-size_t ldxi_memo_line(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc);
-size_t ldxi_memo_line_isa(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc,
-                          int isa);
+size_t ldxi_memo_line(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc, int isa);
+/* The most this build and CPU allow: asked once per batch, not once per line. */
+int ldxi_memo_isa(void);
 
 void ldxi_memo_free(ldxi_memo *m);
 /* Before a batch: empties the memo if it is too full to take one more. */

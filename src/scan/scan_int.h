@@ -279,7 +279,8 @@ void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_r
 void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
 void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
 /* Whether the match in md of a signal on text is a hit by its where (always, without
- * one). The batch engine tests its numbers, read already, with ldxi_where_true. */
+ * one): the plain engine's and the tail's test. The batch engine reads the numbers it
+ * tests into the batch, as far as the where's clauses need them (match.c). */
 bool ldxi_scan_where(const ldxi_sigc *sc, const char *text, pcre2_match_data *md);
 /* Takes back the match counted for signal k of rule i: its where did not hold. */
 void ldxi_scan_dropped(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);

@@ -278,10 +278,7 @@ static uint64_t explained_points(const ldx_ruleset *rs, const char *log, const c
     ldx_scanner *s;
     assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
     ldx_scanner_set_numbers(s, every);
-    ldx_reader *r;
-    assert_int_equal(ldx_reader_open_mem(&r, log, strlen(log), "t.log"), LDX_OK);
-    ldx_file_report *fr = NULL;
-    assert_int_equal(ldx_analyze(s, r, &fr), LDX_OK);
+    ldx_file_report *fr = analyze_with(s, log);
     ldx_explanation *x = NULL;
     assert_int_equal(ldx_explain(s, id, &x), LDX_OK);
     uint64_t points = 0;
@@ -290,7 +287,6 @@ static uint64_t explained_points(const ldx_ruleset *rs, const char *log, const c
             if (!strcmp(x->signals[k].caps[c].name, capture)) points = x->signals[k].caps[c].points;
     ldx_explanation_destroy(x);
     ldx_file_report_destroy(fr);
-    ldx_reader_destroy(r);
     ldx_scanner_destroy(s);
     return points;
 }

@@ -14,16 +14,23 @@
 
 #include "logdx/logdx.h"
 
-/* Scans a log given as text with a ruleset and diagnoses it. */
-static inline ldx_file_report *analyze_text(const ldx_ruleset *rs, const char *log)
+/* Scans a log given as text with scanner s and diagnoses it (s keeps what it saw). */
+static inline ldx_file_report *analyze_with(ldx_scanner *s, const char *log)
 {
-    ldx_scanner *s;
-    assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
     ldx_reader *r;
     assert_int_equal(ldx_reader_open_mem(&r, log, strlen(log), "t.log"), LDX_OK);
     ldx_file_report *fr = NULL;
     assert_int_equal(ldx_analyze(s, r, &fr), LDX_OK);
     ldx_reader_destroy(r);
+    return fr;
+}
+
+/* The same with a scanner of its own for the ruleset. */
+static inline ldx_file_report *analyze_text(const ldx_ruleset *rs, const char *log)
+{
+    ldx_scanner *s;
+    assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
+    ldx_file_report *fr = analyze_with(s, log);
     ldx_scanner_destroy(s);
     return fr;
 }
