@@ -346,24 +346,31 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
     size_t tlen = 0, ntl = 0, nbl = 0;
     uint64_t known = 0;
     int isa = ldxi_memo_isa();
+    /* the line before's template (at t, or earlier where it was the first of its
+     * own), when the memo has it */
+    const char *prev = NULL;
+    size_t prevn = 0;
+    uint32_t prevx = LDXI_MEMO_NONE;
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
         char *p = b->buf + sg->off, *end = p + sg->len;
         uint64_t lineno = sg->first_line;
         while (p < end) {
             char *t = b->tbuf + tlen;
-            const char *eol;
-            uint64_t hash;
-            bool esc;
-            size_t n = ldxi_memo_line(p, &eol, t, &hash, &esc, isa);
-            if (esc) { /* rare: the line without its escapes, and that one's template */
+            ldxi_cut c;
+            size_t n = ldxi_memo_line(p, t, prev, prevn, &c, isa);
+            if (c.esc) { /* rare: the line without its escapes, and that one's template */
                 n = ldx_strip_ansi(p, n, p);
-                hash = ldxi_memo_template(p, n, t);
+                c.hash = ldxi_memo_template(p, n, t);
+                c.same = false;
             }
             ldxi_bline *bl = &b->bl[nbl];
-            *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
-            bool fresh;
-            bl->memo = ldxi_memo_lookup(&w->memo, t, n, hash, &fresh);
+            *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, prevx};
+            bool fresh = false;
+            if (!c.same) bl->memo = ldxi_memo_lookup(&w->memo, t, n, c.hash, &fresh);
+            prev = bl->memo != LDXI_MEMO_NONE ? t : NULL;
+            prevn = n;
+            prevx = bl->memo;
             if (bl->memo == LDXI_MEMO_NONE || fresh) {
                 /* the line for the database, its template (in place already) for the
                  * template database, at the same offset */
@@ -376,8 +383,8 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
                 known++; /* known, or its first line is earlier in this batch */
             }
             nbl++;
-            p = (char *)eol + 1;
-            if (*eol == '\r' && p < end && *p == '\n') p++;
+            p = (char *)c.eol + 1;
+            if (*c.eol == '\r' && p < end && *p == '\n') p++;
         }
     }
     b->nbl = nbl;

@@ -117,29 +117,39 @@ static uint64_t finish2(__m128i a, __m128i b, size_t n)
     return finish(l, n);
 }
 
-static size_t line_sse2(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc)
+static size_t line_sse2(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out)
 {
     const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), es = _mm_set1_epi8(0x1b);
     __m128i a = _mm_set_epi64x((long long)LANE0[1], (long long)LANE0[0]),
-            b = _mm_set_epi64x((long long)LANE0[3], (long long)LANE0[2]), seen = _mm_setzero_si128();
+            b = _mm_set_epi64x((long long)LANE0[3], (long long)LANE0[2]), seen = _mm_setzero_si128(),
+            diff = _mm_setzero_si128();
     for (size_t i = 0;; i += 32) {
         __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(p + i)),
-                v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+                v1 = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16)),
+                /* read before dst is written: it may be the same place */
+                w0 = _mm_loadu_si128((const __m128i *)(const void *)(prev + i)),
+                w1 = _mm_loadu_si128((const __m128i *)(const void *)(prev + i + 16));
         unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v0, nl), _mm_cmpeq_epi8(v0, cr))) |
                      (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v1, nl), _mm_cmpeq_epi8(v1, cr))) << 16;
         if (m) {
             int k = __builtin_ctz(m);
             v0 = keep_below(v0, k);
             v1 = keep_below(v1, k - 16);
+            w0 = keep_below(w0, k);
+            w1 = keep_below(w1, k - 16);
         }
         seen = _mm_or_si128(seen, _mm_or_si128(_mm_cmpeq_epi8(v0, es), _mm_cmpeq_epi8(v1, es)));
-        a = mix2(a, template16(v0, dst + i));
-        b = mix2(b, template16(v1, dst + i + 16));
+        v0 = template16(v0, dst + i);
+        v1 = template16(v1, dst + i + 16);
+        diff = _mm_or_si128(diff, _mm_or_si128(_mm_xor_si128(v0, w0), _mm_xor_si128(v1, w1)));
+        a = mix2(a, v0);
+        b = mix2(b, v1);
         if (m) {
             size_t n = i + (size_t)__builtin_ctz(m);
-            *eol = p + n;
-            *esc = _mm_movemask_epi8(seen) != 0;
-            *hash = finish2(a, b, n);
+            out->eol = p + n;
+            out->esc = _mm_movemask_epi8(seen) != 0;
+            out->same = n == prevn && _mm_movemask_epi8(_mm_cmpeq_epi8(diff, _mm_setzero_si128())) == 0xffff;
+            if (!out->same) out->hash = finish2(a, b, n);
             return n;
         }
     }
@@ -147,8 +157,8 @@ static size_t line_sse2(const char *p, const char **eol, char *dst, uint64_t *ha
 #endif
 
 #ifdef MEMO_AVX2
-__attribute__((target("avx2"))) static size_t line_avx2(const char *p, const char **eol, char *dst,
-                                                       uint64_t *hash, bool *esc)
+__attribute__((target("avx2"))) static size_t line_avx2(const char *p, char *dst, const char *prev,
+                                                       size_t prevn, ldxi_cut *out)
 {
     const __m256i nl = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r'), es = _mm256_set1_epi8(0x1b),
                   below = _mm256_set1_epi8('0' - 1), above = _mm256_set1_epi8('9' + 1),
@@ -157,25 +167,34 @@ __attribute__((target("avx2"))) static size_t line_avx2(const char *p, const cha
                                          18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
     __m256i lanes = _mm256_setr_epi64x((long long)LANE0[0], (long long)LANE0[1], (long long)LANE0[2],
                                        (long long)LANE0[3]),
-            seen = _mm256_setzero_si256();
+            seen = _mm256_setzero_si256(), diff = _mm256_setzero_si256();
     for (size_t i = 0;; i += 32) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+        __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i)),
+                w = _mm256_loadu_si256((const __m256i *)(const void *)(prev + i)); /* before dst's store */
         unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_or_si256(_mm256_cmpeq_epi8(v, nl), _mm256_cmpeq_epi8(v, cr)));
-        if (m) v = _mm256_and_si256(v, _mm256_cmpgt_epi8(_mm256_set1_epi8((char)__builtin_ctz(m)), idx));
+        if (m) {
+            __m256i keep = _mm256_cmpgt_epi8(_mm256_set1_epi8((char)__builtin_ctz(m)), idx);
+            v = _mm256_and_si256(v, keep);
+            w = _mm256_and_si256(w, keep);
+        }
         seen = _mm256_or_si256(seen, _mm256_cmpeq_epi8(v, es));
         /* signed compares: bytes from 0x80 up are negative, never digits */
         __m256i d = _mm256_and_si256(_mm256_cmpgt_epi8(v, below), _mm256_cmpgt_epi8(above, v));
         v = _mm256_or_si256(_mm256_andnot_si256(d, v), _mm256_and_si256(d, zero));
         _mm256_storeu_si256((__m256i *)(void *)(dst + i), v);
+        diff = _mm256_or_si256(diff, _mm256_xor_si256(v, w));
         __m256i x = _mm256_xor_si256(lanes, v);
         lanes = _mm256_xor_si256(_mm256_mul_epu32(x, ka), _mm256_mul_epu32(_mm256_srli_epi64(x, 32), kb));
         if (m) {
             size_t n = i + (size_t)__builtin_ctz(m);
-            uint64_t l[4];
-            _mm256_storeu_si256((__m256i *)(void *)l, lanes);
-            *eol = p + n;
-            *esc = _mm256_movemask_epi8(seen) != 0;
-            *hash = finish(l, n);
+            out->eol = p + n;
+            out->esc = _mm256_movemask_epi8(seen) != 0;
+            out->same = n == prevn && _mm256_testz_si256(diff, diff);
+            if (!out->same) {
+                uint64_t l[4];
+                _mm256_storeu_si256((__m256i *)(void *)l, lanes);
+                out->hash = finish(l, n);
+            }
             return n;
         }
     }
@@ -194,20 +213,29 @@ int ldxi_memo_isa(void)
 #endif
 }
 
-size_t ldxi_memo_line(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc, int isa)
+size_t ldxi_memo_line(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out, int isa)
 {
+    if (!prev) { /* compared with dst itself, read before it is written, and never equal */
+        prev = dst;
+        prevn = SIZE_MAX;
+    }
 #ifdef MEMO_AVX2
-    if (isa >= 2) return line_avx2(p, eol, dst, hash, esc);
+    if (isa >= 2) return line_avx2(p, dst, prev, prevn, out);
 #endif
 #ifdef MEMO_SSE2
-    if (isa >= 1) return line_sse2(p, eol, dst, hash, esc);
+    if (isa >= 1) return line_sse2(p, dst, prev, prevn, out);
 #endif
     (void)isa;
     size_t n = 0;
     while (p[n] != '\n' && p[n] != '\r') n++;
-    *eol = p + n;
-    *esc = memchr(p, 0x1b, n) != NULL;
-    *hash = ldxi_memo_template(p, n, dst);
+    out->eol = p + n;
+    out->esc = memchr(p, 0x1b, n) != NULL;
+    /* compared before dst, which may be prev, is written */
+    out->same = n == prevn;
+    for (size_t i = 0; i < n && out->same; i++)
+        out->same = (p[i] >= '0' && p[i] <= '9' ? '0' : p[i]) == prev[i];
+    if (out->same) ldxi_digits_template(p, n, dst);
+    else out->hash = ldxi_memo_template(p, n, dst);
     return n;
 }
 

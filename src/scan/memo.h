@@ -62,13 +62,25 @@ typedef struct {
 
 /* Writes the template of src[0..n) to dst[0..n) and returns its hash. */
 uint64_t ldxi_memo_template(const char *src, size_t n, char *dst);
-/* Cuts the line at p (a line end lies ahead): its length to the line end (*eol set to
- * it), its template written to dst and its hash (as ldxi_memo_template's), and whether
- * it holds an ESC, in one pass, with the instructions isa allows (0: none, 1: SSE2,
- * 2: AVX2), at most ldxi_memo_isa(). Reads, and writes to dst, up to LDXI_MEMO_SLACK
- * bytes past the line end: both must have room. */
+/* What cutting a line found (ldxi_memo_line). */
+typedef struct {
+    const char *eol; /* its line end */
+    uint64_t hash;   /* its template's hash, as ldxi_memo_template's; unset when same */
+    bool esc;        /* it holds an ESC */
+    bool same;       /* its template is prev's: no hash made, no lookup needed */
+} ldxi_cut;
+
+/* Cuts the line at p (a line end lies ahead): its length to the line end, its template
+ * written to dst, and what ldxi_cut says, in one pass, with the instructions isa allows
+ * (0: none, 1: SSE2, 2: AVX2), at most ldxi_memo_isa(). Half the lines of a training
+ * log have the template of the line before (a tqdm bar redrawn, step after step), so
+ * the template is compared as it is made with prev[0..prevn) (NULL: none), which lies
+ * in dst's buffer at or before dst (at dst: the line before's template, overwritten
+ * block by block after it is read); when they are equal the hash is not made. Reads,
+ * and writes to dst, up to LDXI_MEMO_SLACK bytes past the line end: both must have
+ * room. */
 #define LDXI_MEMO_SLACK 32
-size_t ldxi_memo_line(const char *p, const char **eol, char *dst, uint64_t *hash, bool *esc, int isa);
+size_t ldxi_memo_line(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out, int isa);
 /* The most this build and CPU allow: asked once per batch, not once per line. */
 int ldxi_memo_isa(void);
 

@@ -25,22 +25,80 @@ static void test_one_pass_and_alone(void **state)
         for (size_t i = 0; i < n; i++) line[i] = alphabet[next(&seed) % (sizeof alphabet - 1)];
         line[n] = round % 3 ? '\n' : '\r';
         memset(line + n + 1, 'q', 40); /* what follows the line end is not its own */
-        const char *eol;
-        uint64_t h1, h2 = ldxi_memo_template(line, n, t2);
-        bool esc;
+        uint64_t h2 = ldxi_memo_template(line, n, t2);
         /* a byte at a time, SSE2, AVX2 (where the CPU has them) */
         for (int isa = 0; isa <= ldxi_memo_isa(); isa++) {
-            size_t got = ldxi_memo_line(line, &eol, t1, &h1, &esc, isa);
+            ldxi_cut c;
+            size_t got = ldxi_memo_line(line, t1, NULL, 0, &c, isa);
             assert_int_equal(got, n);
-            assert_ptr_equal(eol, line + n);
-            assert_int_equal(esc, memchr(line, 0x1b, n) != NULL);
+            assert_ptr_equal(c.eol, line + n);
+            assert_int_equal(c.esc, memchr(line, 0x1b, n) != NULL);
+            assert_false(c.same);
             assert_memory_equal(t1, t2, n);
-            if (h1 != h2)
+            if (c.hash != h2)
                 fail_msg("round %d: a %zu-byte line hashes %llx in one pass (isa %d), %llx alone",
-                         round, n, (unsigned long long)h1, isa, (unsigned long long)h2);
+                         round, n, (unsigned long long)c.hash, isa, (unsigned long long)h2);
         }
         for (size_t i = 0; i < n; i++)
             assert_int_equal(t1[i], line[i] >= '0' && line[i] <= '9' ? '0' : line[i]);
+    }
+}
+
+/* A line is cut after another, whose template lies where the memo's cutting leaves it:
+ * at the same place (a line the memo knew: overwritten as the next is cut), or just
+ * before, followed by a "\n" (the first of its template); zeros after it to its last
+ * 32-byte step, or not (made alone, after an ESC was removed), then older bytes. "same" holds exactly when the two templates are equal, and
+ * otherwise the hash is made, with every way of cutting. */
+static void test_same_as_line_before(void **state)
+{
+    (void)state;
+    const char *shapes[] = {"step 12 loss 0.5", "step 123 loss 0.5", "stop 12 loss 0.5",
+                            "{'loss': 0.1234, 'grad_norm': 1.5, 'learning_rate': 2e-05, 'epoch': 0.01}",
+                            "{'loss': 0.1234, 'grad_norm': 1.5, 'learning_rate': 2e-05, 'epoch': 0.0x}",
+                            " 45%|\xe2\x96\x88\xe2\x96\x88     | 450/1000 [00:10<00:12, 44.10it/s]",
+                            "", "7", "a",
+                            "iteration      100/  200000 | consumed samples:        12800 | elapsed time per iteration (ms): 1234.5 | learning rate: 1.000000E-04 |"};
+    size_t ns = sizeof shapes / sizeof *shapes;
+    unsigned seed = 5;
+    char a[300], b[300], buf[1024];
+    for (int round = 0; round < 20000; round++) {
+        /* two lines of two shapes (often one), their digits drawn anew */
+        const char *sa = shapes[next(&seed) % ns], *sb = next(&seed) % 2 ? sa : shapes[next(&seed) % ns];
+        size_t na = strlen(sa), nb = strlen(sb);
+        for (size_t i = 0; i <= na; i++) a[i] = sa[i] >= '0' && sa[i] <= '9' ? (char)('0' + next(&seed) % 10) : sa[i];
+        for (size_t i = 0; i <= nb; i++) b[i] = sb[i] >= '0' && sb[i] <= '9' ? (char)('0' + next(&seed) % 10) : sb[i];
+        if (sb == sa && nb && next(&seed) % 3 == 0) { /* one byte other, anywhere */
+            size_t at = next(&seed) % nb;
+            if (b[at] < '0' || b[at] > '9') b[at] = b[at] == 'Q' ? 'R' : 'Q';
+        }
+        a[na] = '\n';
+        b[nb] = round % 5 ? '\n' : '\r';
+        memset(b + nb + 1, '9', 40);
+        char ta[300], tb[300];
+        uint64_t hb = ldxi_memo_template(b, nb, tb);
+        ldxi_memo_template(a, na, ta);
+        bool equal = na == nb && memcmp(ta, tb, na) == 0;
+        int where = (int)(next(&seed) % 4);
+        for (int isa = 0; isa <= ldxi_memo_isa(); isa++) {
+            /* what lies past the template before: an older line's bytes */
+            for (size_t i = 0; i < sizeof buf; i++) buf[i] = (char)('0' + next(&seed) % 75);
+            ldxi_cut c;
+            ldxi_memo_line(a, buf, NULL, 0, &c, isa);
+            char *dst = buf;
+            if (where & 2) /* made alone (a line with an ESC): no zeros after it */
+                for (size_t i = na; i < na + 64; i++) buf[i] = (char)('0' + next(&seed) % 75);
+            if (where & 1) { /* the first of its template: "\n" after it, the next one after that */
+                buf[na] = '\n';
+                dst = buf + na + 1;
+            }
+            size_t got = ldxi_memo_line(b, dst, buf, na, &c, isa);
+            assert_int_equal(got, nb);
+            assert_ptr_equal(c.eol, b + nb);
+            if (c.same != equal)
+                fail_msg("round %d, isa %d: '%s' after '%s' same %d", round, isa, sb, sa, c.same);
+            assert_memory_equal(dst, tb, nb);
+            if (!c.same && c.hash != hb) fail_msg("round %d, isa %d: hash differs", round, isa);
+        }
     }
 }
 
@@ -104,6 +162,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_pass_and_alone),
+        cmocka_unit_test(test_same_as_line_before),
         cmocka_unit_test(test_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
