@@ -1,7 +1,7 @@
 /* Counting line ends: each "\r", and each "\n" but the one of a "\r\n" (the contract's
  * lines). The reader counts every chunk it hands on (ldx_reader_chunk), which is a
- * pass over every byte of the input on the reading thread: 32 bytes a step where the
- * CPU has AVX2, 16 with SSE2 (every x86-64), else one. */
+ * pass over every byte of the input on the reading thread: 64 bytes a step where the
+ * CPU has AVX-512BW, 32 with AVX2, 16 with SSE2 (every x86-64), else one. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +18,24 @@
 #endif
 
 #ifdef EOL_AVX2
+/* As count_avx2, 64 bytes a step: a compare yields its bit mask at once (a fifth of a
+ * scan's instructions were counting). */
+__attribute__((target("avx512f,avx512bw,popcnt"))) static size_t count_avx512(const char *p, size_t n,
+                                                                             uint64_t *count)
+{
+    const __m512i nl = _mm512_set1_epi8('\n'), cr = _mm512_set1_epi8('\r');
+    uint64_t c = 0, carry = 0;
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512i v = _mm512_loadu_si512((const void *)(p + i));
+        uint64_t bn = _mm512_cmpeq_epi8_mask(v, nl), bc = _mm512_cmpeq_epi8_mask(v, cr);
+        c += (uint64_t)__builtin_popcountll(bc) + (uint64_t)__builtin_popcountll(bn & ~((bc << 1) | carry));
+        carry = bc >> 63;
+    }
+    *count = c;
+    return i;
+}
+
 /* The "\r" bits plus the "\n" bits without a "\r" bit before them, 32 at a time. */
 __attribute__((target("avx2,popcnt"))) static size_t count_avx2(const char *p, size_t n,
                                                                 uint64_t *count)
@@ -65,7 +83,9 @@ uint64_t ldxi_eol_count_isa(const char *p, size_t n, int isa)
     uint64_t count = 0;
     size_t i = 0;
 #ifdef EOL_AVX2
-    if (isa >= 2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
+    if (isa >= 3 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("popcnt"))
+        i = count_avx512(p, n, &count);
+    else if (isa >= 2 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt"))
         i = count_avx2(p, n, &count);
     else
 #endif
@@ -83,4 +103,4 @@ uint64_t ldxi_eol_count_isa(const char *p, size_t n, int isa)
     return count;
 }
 
-uint64_t ldxi_eol_count(const char *p, size_t n) { return ldxi_eol_count_isa(p, n, 2); }
+uint64_t ldxi_eol_count(const char *p, size_t n) { return ldxi_eol_count_isa(p, n, 3); }

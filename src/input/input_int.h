@@ -37,7 +37,7 @@ void ldxi_ahead_destroy(ldxi_ahead *a);
 
 /* Line ends in p[0..n) (eol.c): each "\r", and each "\n" but the one of a "\r\n".
  * ldxi_eol_count_isa is the same with at most the instructions isa allows (0: none,
- * 1: SSE2, 2: AVX2 where the CPU has it), for the tests. */
+ * 1: SSE2, 2: AVX2, 3: AVX-512BW, each where the CPU has it), for the tests. */
 uint64_t ldxi_eol_count(const char *p, size_t n);
 uint64_t ldxi_eol_count_isa(const char *p, size_t n, int isa);
 
