@@ -595,7 +595,11 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
         }
         /* a matched line's rank, here rather than where the batch is applied: that is
          * the one thread all batches go through */
-        if (b->nm > nm0) bl->rank = ldx_line_rank(b->buf + bl->off, bl->len);
+        if (b->nm > nm0) {
+            if (e && e->rank == LDXI_RANK_UNASKED)
+                e->rank = ldx_line_rank(w->memo.keys + e->key, e->len) < 0 ? LDXI_RANK_NONE : LDXI_RANK_SOME;
+            bl->rank = e && e->rank == LDXI_RANK_NONE ? -1 : ldx_line_rank(b->buf + bl->off, bl->len);
+        }
         if (b->nm > nm0 || bl->hints) b->hot[b->nhot++] = l;
     }
     /* a batch matched line by line leaves templates half done: forget them all */

@@ -328,7 +328,8 @@ uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, boo
         return LDXI_MEMO_NONE;
     memcpy(m->keys + m->nkeys, t, n);
     uint32_t x = (uint32_t)m->nent++;
-    m->ent[x] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING};
+    m->ent[x] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING,
+                                  LDXI_RANK_UNASKED};
     m->slot[i] = (ldxi_memo_slot){h, m->ent[x].key, (x + 1) << LDXI_MEMO_LEN_BITS | (uint32_t)n};
     m->nkeys += n;
     *fresh = true;

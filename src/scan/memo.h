@@ -34,7 +34,14 @@ typedef struct {
     uint32_t item, nitems;  /* items[item, item + nitems), in signal order */
     uint8_t hints;          /* the structure readers that want the lines (LDXI_HINT_*) */
     uint8_t state;          /* PENDING (its first line not matched yet) or READY */
+    uint8_t rank;           /* LDXI_RANK_*: whether its lines may name a rank */
 } ldxi_memo_entry;
+
+/* A line names a rank only where its template does (digits read as 0 are a rank the
+ * line's own may fail to be, never the other way round): the template is asked once,
+ * for the first of its lines with a match, and lines of a template that names none are
+ * not read for one. */
+enum { LDXI_RANK_UNASKED = 0, LDXI_RANK_NONE, LDXI_RANK_SOME };
 
 /* A slot of the table holds what a lookup compares, so that it reads no entry: the
  * hash, where the template's key is, and its length with the entry's index + 1 above

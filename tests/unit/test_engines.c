@@ -54,10 +54,11 @@ static const char *differ(const ldx_file_report *a, const ldx_file_report *b)
         snprintf(why, sizeof why, "diagnosis %zu (%s / %s)", i, x->rule->id, y->rule->id);
         if (strcmp(x->rule->id, y->rule->id) || x->line != y->line || x->rank != y->rank ||
             x->hits != y->hits || x->confidence != y->confidence || x->role != y->role ||
-            x->nevidence != y->nevidence || x->ntrends != y->ntrends)
+            x->nevidence != y->nevidence || x->ntrends != y->ntrends || x->nranks != y->nranks ||
+            (x->nranks && memcmp(x->ranks, y->ranks, x->nranks * sizeof *x->ranks)))
             return why;
         for (size_t e = 0; e < x->nevidence; e++)
-            if (x->evidence[e].line != y->evidence[e].line ||
+            if (x->evidence[e].line != y->evidence[e].line || x->evidence[e].rank != y->evidence[e].rank ||
                 strcmp(x->evidence[e].text, y->evidence[e].text) ||
                 strcmp(x->evidence[e].signal, y->evidence[e].signal))
                 return why;
@@ -425,6 +426,49 @@ static void test_lines_that_do_not_repeat(void **state)
     ldx_ruleset_destroy(b);
 }
 
+/* A matched line's rank, with lines of one template that do and do not name one: a
+ * rank prefix of seven digits, 1234567 too big to be a rank (and the first line with a
+ * match), and lines without a prefix. The memo asks the template whether its lines
+ * may name a rank; each line's own rank must still be what PCRE2 alone reports. */
+static const char rank_rule[] =
+    "id: t-ranks\ntitle: t\nclass: training_hang\nseverity: low\n"
+    "signals:\n  nan: {pattern: 'loss (?<v>nan|inf) at step'}\n"
+    "condition: count(nan) >= 1\n"
+    "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
+    "verify: [v]\nreferences: [https://example.com]\n"
+    "examples:\n  match:\n    - '[rank3]: loss nan at step 4'\n  no_match:\n    - loss 0.5 at step 4\n";
+
+static void test_ranks(void **state)
+{
+    (void)state;
+    ldx_ruleset *a = load_rule(rank_rule, sizeof rank_rule - 1, NULL, false),
+                *b = load_rule(rank_rule, sizeof rank_rule - 1, "pcre2", false);
+    size_t n = 40000, cap = n * 48, len = 0;
+    char *log = malloc(cap);
+    assert_non_null(log);
+    for (size_t i = 0; i < n; i++) {
+        if (i % 3 == 2) /* no prefix: its template names no rank */
+            len += (size_t)snprintf(log + len, cap - len, "loss %s at step %05zu\n", i % 2 ? "inf" : "nan", i);
+        else
+            len += (size_t)snprintf(log + len, cap - len, "[rank%07zu]: loss %s at step %05zu\n",
+                                    i % 9 == 0 ? (size_t)1234567 : i % 8, i % 5 ? "nan" : "inf", i);
+    }
+    ldx_file_report *y = run_threads(b, log, len, 1);
+    assert_int_equal(y->n, 1);
+    assert_int_equal(y->diagnoses[0].rank, -1); /* the first line: 1234567 is no rank */
+    assert_int_equal(y->diagnoses[0].nranks, 8);
+    for (int threads = 1; threads <= 2; threads++) {
+        ldx_file_report *x = run_threads(a, log, len, threads);
+        const char *d = differ(x, y);
+        if (d) fail_msg("%d thread(s): engines differ on ranks: %s", threads, d);
+        ldx_file_report_destroy(x);
+    }
+    ldx_file_report_destroy(y);
+    free(log);
+    ldx_ruleset_destroy(a);
+    ldx_ruleset_destroy(b);
+}
+
 int main(int argc, char **argv)
 {
     corpus_dir = argc > 1 ? argv[1] : NULL;
@@ -437,6 +481,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_shuffled_examples),
         cmocka_unit_test(test_templates),
         cmocka_unit_test(test_lines_that_do_not_repeat),
+        cmocka_unit_test(test_ranks),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ldx_ruleset_destroy(fast);
