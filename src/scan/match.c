@@ -345,11 +345,11 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
         return false;
     size_t tlen = 0, ntl = 0, nbl = 0;
     uint64_t known = 0;
-    int isa = ldxi_memo_isa();
+    ldxi_memo_cutter cut = ldxi_memo_cutter_for(ldxi_memo_isa());
     /* the line before's template (at t, or earlier where it was the first of its
-     * own), when the memo has it */
-    const char *prev = NULL;
-    size_t prevn = 0;
+     * own; SIZE_MAX bytes long, never equal, when the memo has it not) */
+    const char *prev = b->tbuf;
+    size_t prevn = SIZE_MAX;
     uint32_t prevx = LDXI_MEMO_NONE;
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
@@ -358,7 +358,7 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
         while (p < end) {
             char *t = b->tbuf + tlen;
             ldxi_cut c;
-            size_t n = ldxi_memo_line(p, t, prev, prevn, &c, isa);
+            size_t n = cut(p, t, prev, prevn, &c);
             if (c.esc) { /* rare: the line without its escapes, and that one's template */
                 n = ldx_strip_ansi(p, n, p);
                 c.hash = ldxi_memo_template(p, n, t);
@@ -368,8 +368,8 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
             *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, prevx};
             bool fresh = false;
             if (!c.same) bl->memo = ldxi_memo_lookup(&w->memo, t, n, c.hash, &fresh);
-            prev = bl->memo != LDXI_MEMO_NONE ? t : NULL;
-            prevn = n;
+            prev = t;
+            prevn = bl->memo != LDXI_MEMO_NONE ? n : SIZE_MAX;
             prevx = bl->memo;
             if (bl->memo == LDXI_MEMO_NONE || fresh) {
                 /* the line for the database, its template (in place already) for the

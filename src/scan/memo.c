@@ -213,19 +213,8 @@ int ldxi_memo_isa(void)
 #endif
 }
 
-size_t ldxi_memo_line(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out, int isa)
+static size_t line_bytes(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out)
 {
-    if (!prev) { /* compared with dst itself, read before it is written, and never equal */
-        prev = dst;
-        prevn = SIZE_MAX;
-    }
-#ifdef MEMO_AVX2
-    if (isa >= 2) return line_avx2(p, dst, prev, prevn, out);
-#endif
-#ifdef MEMO_SSE2
-    if (isa >= 1) return line_sse2(p, dst, prev, prevn, out);
-#endif
-    (void)isa;
     size_t n = 0;
     while (p[n] != '\n' && p[n] != '\r') n++;
     out->eol = p + n;
@@ -237,6 +226,27 @@ size_t ldxi_memo_line(const char *p, char *dst, const char *prev, size_t prevn, 
     if (out->same) ldxi_digits_template(p, n, dst);
     else out->hash = ldxi_memo_template(p, n, dst);
     return n;
+}
+
+ldxi_memo_cutter ldxi_memo_cutter_for(int isa)
+{
+#ifdef MEMO_AVX2
+    if (isa >= 2) return line_avx2;
+#endif
+#ifdef MEMO_SSE2
+    if (isa >= 1) return line_sse2;
+#endif
+    (void)isa;
+    return line_bytes;
+}
+
+size_t ldxi_memo_line(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out, int isa)
+{
+    if (!prev) { /* compared with dst itself, read before it is written, and never equal */
+        prev = dst;
+        prevn = SIZE_MAX;
+    }
+    return ldxi_memo_cutter_for(isa)(p, dst, prev, prevn, out);
 }
 
 /* Whether a[0..n) and b[0..n) are equal: a template against a key, mostly 50 to 200

@@ -88,6 +88,10 @@ typedef struct {
  * room. */
 #define LDXI_MEMO_SLACK 32
 size_t ldxi_memo_line(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out, int isa);
+/* ldxi_memo_line's way of cutting for isa, chosen once for a batch rather than on every
+ * line; prev must be given: dst itself with prevn SIZE_MAX where there is none. */
+typedef size_t (*ldxi_memo_cutter)(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out);
+ldxi_memo_cutter ldxi_memo_cutter_for(int isa);
 /* The most this build and CPU allow: asked once per batch, not once per line. */
 int ldxi_memo_isa(void);
 
