@@ -209,15 +209,27 @@ static bool hit_passes(const ldx_scanner *s, ldxi_batch *b, const ldxi_sigc *sc,
     return true;
 }
 
-/* A signal that takes the match of its pattern's head hd on the line (captures at
- * co[from]): a hit where the head's where, when it is the same, passed, else by its own;
- * a hit with its numbers. */
-static bool shared_passes(const ldx_scanner *s, ldxi_batch *b, const ldxi_worker *w, uint32_t hd,
-                          const ldxi_sigc *sc, const char *text, size_t from)
+/* shared_passes() where the signal tests its own where, or reads numbers its head did
+ * not. */
+static bool shared_passes_slow(const ldx_scanner *s, ldxi_batch *b, const ldxi_worker *w, uint32_t hd,
+                               const ldxi_sigc *sc, const char *text, size_t from)
 {
     if (s->rs->hs->refs[hd].sc->where != sc->where) return hit_passes(s, b, sc, text, from);
     if (w->pass[hd]) fill_values(s, b, sc, text, from);
     return w->pass[hd];
+}
+
+/* A signal that takes the match of its pattern's head hd on the line (captures at
+ * co[from]): a hit where the head's where, when it is the same, passed, else by its own;
+ * a hit with its numbers. Signals of one pattern read the same captures as numbers
+ * (share_pattern in hsdb.c), so a head that passed has read them all, unless it reads
+ * none. */
+static inline bool shared_passes(const ldx_scanner *s, ldxi_batch *b, const ldxi_worker *w, uint32_t hd,
+                                 const ldxi_sigc *sc, const char *text, size_t from)
+{
+    const ldxi_sigc *hc = s->rs->hs->refs[hd].sc;
+    if (hc->where == sc->where && (!sc->numbered || hc->numbered || !w->pass[hd])) return w->pass[hd];
+    return shared_passes_slow(s, b, w, hd, sc, text, from);
 }
 
 static bool keep_match(const ldx_scanner *s, ldxi_batch *b, uint32_t line, uint32_t g,

@@ -49,12 +49,16 @@ typedef struct {
     ldxi_hit last;       /* the latest hit after the first few */
     bool has_last;
     /* The last hit is overwritten on every hit of a busy signal, so its text, captures
-     * and line structure are only copied once the batch is done (or the line, for the
-     * plain engine): until then it points into the batch. */
+     * and line structure are only made when the scan's results are asked for
+     * (ldxi_scan_settle): until then it points into the batch, and once the batch is
+     * done (or the line, for the plain engine) into a copy of the line's bytes here. */
     bool last_pending;
+    bool pend_owned;     /* pend_text is raw, not the batch's */
     const char *pend_text;
     size_t pend_len;
     size_t *pend_ov;     /* 2 per named capture: offsets in pend_text, or SIZE_MAX */
+    char *raw;
+    size_t rawcap;
     uint64_t *rankbits;  /* LDXI_RANK_BITS, from the first hit with a rank on */
     uint32_t nranks;
     ldxi_numstat *nums;  /* one per named capture, allocated on the first number */
@@ -275,8 +279,9 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *
  * the same pattern on the line (no time: nothing ran), so that every signal's matches
  * are its own whatever it shares. */
 void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_rulecount *rc);
-/* Counts a match of signal k of rule i that the memo knew (a match, no run). */
-void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
+/* Counts a match of signal k of rule i that the memo knew (a match, no run): once for
+ * every remembered match, so inline (defined after ldx_scanner). */
+static inline void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
 void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
 /* Whether the match in md of a signal on text is a hit by its where (always, without
  * one): the plain engine's and the tail's test. The batch engine reads the numbers it
@@ -297,7 +302,12 @@ void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const ldxi_sigc *sc,
                    const double *vals);
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
                          bool launcher_hint, bool version_hint);
+/* The batch (or line) is about to be reused: pending last hits keep a copy of their
+ * line. */
 void ldxi_scan_materialize(ldx_scanner *s);
+/* The results are asked for: pending last hits are made (display text, captures, line
+ * structure). */
+void ldxi_scan_settle(ldx_scanner *s);
 /* Signal k of rule i on a line, PCRE2 alone, recorded (counts and hit) when it matches:
  * the plain engine's step, and the tail signals'. */
 bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
@@ -341,5 +351,12 @@ const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, siz
 double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg);
 /* The series that makes rising/falling true (or the longest one), for display. */
 const ldxi_series *ldxi_numstat_trend(const ldxi_numstat *ns, ldxi_func f, double arg);
+
+static inline void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc)
+{
+    rc->matches++;
+    if (s->profile && s->sig_prof)
+        __atomic_fetch_add(&s->sig_prof[3 * (s->rule_base[i] + k) + 1], 1, __ATOMIC_RELAXED);
+}
 
 #endif

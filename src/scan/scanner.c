@@ -87,6 +87,7 @@ void ldxi_sigstate_clear(ldxi_sigstate *ss, size_t ncaps)
     free(ss->rankbits);
     if (ss->has_last) free_hit(&ss->last, ncaps);
     free(ss->pend_ov);
+    free(ss->raw);
     free(ss->nums);
     memset(ss, 0, sizeof(*ss));
 }
@@ -223,7 +224,7 @@ static void add_number(ldxi_numstat *ns, int rank, double v)
     ns->last = v;
     ns->n++;
     ldxi_series *se = NULL;
-    for (uint32_t i = 0; i < ns->nseries; i++)
+    for (uint32_t i = 0; i < ns->nseries && !se; i++) /* one series a rank */
         if (ns->series[i].rank == rank) se = &ns->series[i];
     if (!se) {
         if (ns->nseries == LDXI_SERIES_MAX) return;
@@ -276,24 +277,54 @@ static void fill_hit(ldxi_hit *h, const ldxi_sigc *sc, const char *text, size_t 
             h->caps[c] = ldx_display_text(text + ov[2 * c], ov[2 * c + 1] - ov[2 * c], LDXI_CAP_TEXT);
 }
 
-/* Makes every pending last hit a copy of its own; the batch is about to be reused.
- * Signals that last hit the same line (the usual case without the prefilter, which
- * materializes after each line) share one parse of it. */
+/* A pending last hit made: its text, captures and line structure. Signals that last
+ * hit the same line share one parse of it (*parsed, li). */
+static void make_last(ldxi_sigstate *ss, size_t ncaps, const char **parsed, ldx_line_info *li)
+{
+    ldxi_sigc sc = {.ncaps = ncaps};
+    if (ss->pend_text != *parsed) {
+        ldxi_line_parse_ranked(ss->pend_text, ss->pend_len, ss->last.rank, li);
+        *parsed = ss->pend_text;
+    }
+    fill_hit(&ss->last, &sc, ss->pend_text, ss->pend_len, ss->pend_ov, li);
+    ss->last_pending = ss->pend_owned = false;
+}
+
+/* Lines up to this long are kept as bytes until the results are asked for: a busy
+ * signal's last hit changes with every batch, and making each one (a display copy, its
+ * captures, the line parsed) cost more than the matching of the lines that led to it. */
+#define RAW_MAX 4096
+
 void ldxi_scan_materialize(ldx_scanner *s)
 {
     const char *parsed = NULL;
     ldx_line_info li;
+    size_t keep = 0;
     for (size_t i = 0; i < s->npend; i++) {
         ldxi_sigstate *ss = s->pend[i].ss;
         if (!ss->last_pending) continue;
-        ldxi_sigc sc = {.ncaps = s->pend[i].ncaps};
-        if (ss->pend_text != parsed) {
-            ldxi_line_parse_ranked(ss->pend_text, ss->pend_len, ss->last.rank, &li);
-            parsed = ss->pend_text;
+        if (!ss->pend_owned) {
+            if (ss->pend_len <= RAW_MAX &&
+                ldxi_grow((void **)&ss->raw, &ss->rawcap, ss->pend_len ? ss->pend_len : 1, 1) == LDX_OK) {
+                memcpy(ss->raw, ss->pend_text, ss->pend_len);
+                ss->pend_text = ss->raw;
+                ss->pend_owned = true;
+            } else {
+                make_last(ss, s->pend[i].ncaps, &parsed, &li);
+                continue;
+            }
         }
-        fill_hit(&ss->last, &sc, ss->pend_text, ss->pend_len, ss->pend_ov, &li);
-        ss->last_pending = false;
+        s->pend[keep++] = s->pend[i]; /* still pending, on its own bytes */
     }
+    s->npend = keep;
+}
+
+void ldxi_scan_settle(ldx_scanner *s)
+{
+    const char *parsed = NULL;
+    ldx_line_info li;
+    for (size_t i = 0; i < s->npend; i++)
+        if (s->pend[i].ss->last_pending) make_last(s->pend[i].ss, s->pend[i].ncaps, &parsed, &li);
     s->npend = 0;
 }
 
@@ -361,6 +392,7 @@ static void record(ldx_scanner *s, const ldxi_sigc *sc, ldxi_sigstate *ss, const
             if (!ss->last_pending)
                 s->pend[s->npend++] = (struct ldxi_pending){ss, (uint32_t)sc->ncaps};
             ss->last_pending = true;
+            ss->pend_owned = false;
             ss->has_last = true;
             ss->last.line = lineno;
             ss->last.rank = rank;
@@ -401,12 +433,6 @@ void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_r
     sig_count(s, i, k, hit, 0);
 }
 
-void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc)
-{
-    rc->matches++;
-    if (!s->profile || !s->sig_prof) return;
-    __atomic_fetch_add(&s->sig_prof[3 * (s->rule_base[i] + k) + 1], 1, __ATOMIC_RELAXED);
-}
 
 /* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
  * go to rc, and ldxi_scan_count() adds them to the scanner. */
@@ -533,6 +559,7 @@ void ldx_scanner_flush(ldx_scanner *s)
 {
     ldxi_scanner_flush(s);
     ldxi_tail_match(s);
+    ldxi_scan_settle(s);
 }
 
 void ldx_scanner_set_numbers(ldx_scanner *s, bool every)

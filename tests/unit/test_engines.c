@@ -469,6 +469,68 @@ static void test_ranks(void **state)
     ldx_ruleset_destroy(b);
 }
 
+/* A signal's last hit is kept as the line's bytes until the results are asked for (the
+ * batch it lay in is reused long before): its evidence must still show that line and
+ * its capture, whether many batches follow it, it is a line too long to keep so (made
+ * at once), or the last one of all. */
+static const char last_rule[] =
+    "id: t-last\ntitle: t\nclass: training_hang\nseverity: low\n"
+    "signals:\n  err: {pattern: 'ERR (?<code>E\\d+) at'}\n  long: {pattern: 'LONG (?<w>\\w+)'}\n"
+    "condition: count(err) >= 1 and count(long) >= 1\n"
+    "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
+    "verify: [v]\nreferences: [https://example.com]\n"
+    "examples:\n  match:\n    - |\n      ERR E1 at x\n      LONG y\n  no_match:\n    - ok\n";
+
+static const ldx_evidence *last_of(const ldx_diagnosis *d, const char *signal)
+{
+    const ldx_evidence *last = NULL;
+    for (size_t e = 0; e < d->nevidence; e++)
+        if (!strcmp(d->evidence[e].signal, signal) && (!last || d->evidence[e].line > last->line))
+            last = &d->evidence[e];
+    assert_non_null(last);
+    return last;
+}
+
+static void test_last_hits(void **state)
+{
+    (void)state;
+    ldx_ruleset *a = load_rule(last_rule, sizeof last_rule - 1, NULL, false),
+                *b = load_rule(last_rule, sizeof last_rule - 1, "pcre2", false);
+    size_t n = 60000, cap = n * 40 + 8192, len = 0;
+    char *log = malloc(cap);
+    assert_non_null(log);
+    for (size_t i = 0; i < n; i++) {
+        if (i % 1000 == 7 && i < 30000) /* the last of these is 29007: a dozen batches before the end */
+            len += (size_t)snprintf(log + len, cap - len, "step %zu: ERR E%zu at node-%zu\n", i, i, i % 5);
+        else if (i == 40000) { /* a line too long to keep as bytes, the last of its signal */
+            len += (size_t)snprintf(log + len, cap - len, "LONG word%zu ", i);
+            memset(log + len, 'x', 5000);
+            len += 5000;
+            log[len++] = '\n';
+        } else if (i == 100)
+            len += (size_t)snprintf(log + len, cap - len, "LONG first\n");
+        else
+            len += (size_t)snprintf(log + len, cap - len, "step %zu: all well\n", i);
+    }
+    for (int engine = 0; engine < 2; engine++)
+        for (int threads = 1; threads <= 2; threads++) {
+            ldx_file_report *x = run_threads(engine ? b : a, log, len, threads);
+            assert_int_equal(x->n, 1);
+            const ldx_evidence *e = last_of(&x->diagnoses[0], "err"), *l = last_of(&x->diagnoses[0], "long");
+            assert_int_equal(e->line, 29008);
+            assert_string_equal(e->text, "step 29007: ERR E29007 at node-2");
+            assert_int_equal(e->ncaps, 1);
+            assert_string_equal(e->caps[0].value, "E29007");
+            assert_int_equal(l->line, 40001);
+            assert_memory_equal(l->text, "LONG word40000 xxxx", 19);
+            assert_string_equal(l->caps[0].value, "word40000");
+            ldx_file_report_destroy(x);
+        }
+    free(log);
+    ldx_ruleset_destroy(a);
+    ldx_ruleset_destroy(b);
+}
+
 int main(int argc, char **argv)
 {
     corpus_dir = argc > 1 ? argv[1] : NULL;
@@ -482,6 +544,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_templates),
         cmocka_unit_test(test_lines_that_do_not_repeat),
         cmocka_unit_test(test_ranks),
+        cmocka_unit_test(test_last_hits),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ldx_ruleset_destroy(fast);
