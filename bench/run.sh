@@ -111,11 +111,14 @@ NRULES=$(find "$root/rules" -name '*.yaml' | wc -l)
 python3 "$here/patterns.py" rust <"$T/patterns.pcre" >"$T/patterns.rust" 2>"$T/rust.note"
 python3 "$here/patterns.py" ere <"$T/patterns.pcre" >"$T/patterns.ere" 2>"$T/ere.note"
 
-# 4x rules: the rule folder three more times, every id renamed
+# 4x rules: the rule folder three more times, every id renamed (and its file, as a
+# rule's file is named after its id)
 for k in 2 3 4; do
+    rm -rf "$T/rules$k"
     mkdir -p "$T/rules$k"
     find "$root/rules" -name '*.yaml' | while read -r f; do
-        sed -E "s/^id:[[:space:]]*(.*[^[:space:]])[[:space:]]*\$/id: \\1-copy$k/" "$f" >"$T/rules$k/$(basename "$f")"
+        sed -E "s/^id:[[:space:]]*(.*[^[:space:]])[[:space:]]*\$/id: \\1-copy$k/" "$f" \
+            >"$T/rules$k/$(basename "$f" .yaml)-copy$k.yaml"
     done
 done
 "$LOGDX" --fail-on never -q --rules "$T/rules2" --rules "$T/rules3" --rules "$T/rules4" "$T/small.log" \
