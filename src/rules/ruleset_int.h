@@ -65,7 +65,7 @@ typedef struct ldxi_rule {
     size_t ntrackers;
     double total_weight;   /* of all signals */
     size_t index;          /* position in the ruleset */
-    const char *canon;     /* the file's canonical path, when it came from disk */
+    bool on_disk;          /* it came from a file (ldx_compiler_add_path): info.path names it */
 } ldxi_rule;
 
 struct ldx_ruleset {

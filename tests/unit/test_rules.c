@@ -1,7 +1,10 @@
 /* Rule loading and validation: a good rule compiles; every problem in a bad one is
  * reported with its line and column, all of them, not only the first. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_util.h"
 #include "logdx/rules.h"
@@ -249,6 +252,106 @@ static void test_builtin_rules_compile(void **state)
     ldx_msgs_destroy(m);
 }
 
+/* good with another id, written to dir/name */
+static void write_rule(const char *dir, const char *name, const char *id)
+{
+    char path[512], text[sizeof good + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(text, sizeof text, "id: %s%s", id, strchr(good, '\n')); /* good's first line is its id */
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static size_t count_msgs(ldx_msgs *m, const char *what)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ldx_msgs_count(m); i++) n += strstr(ldx_msgs_get(m, i)->text, what) != NULL;
+    return n;
+}
+
+/* Ids across rule files on disk: one file reached by two paths (its folder and itself,
+ * a link to it) is one rule; two files with one id are an error however many come; a
+ * user rule replaces a built-in one whichever comes first. */
+static void test_ids_across_files(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/logdx-ids-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char a[600], b[600], c[600], path[700], link[700];
+    snprintf(a, sizeof a, "%s/a", root);
+    snprintf(b, sizeof b, "%s/b", root);
+    snprintf(c, sizeof c, "%s/c", root);
+    assert_int_equal(mkdir(a, 0755), 0);
+    assert_int_equal(mkdir(b, 0755), 0);
+    assert_int_equal(mkdir(c, 0755), 0);
+    write_rule(a, "test-one.yaml", "test-one");
+    write_rule(a, "test-two.yaml", "test-two");
+    snprintf(path, sizeof path, "%s/test-two.yaml", a);
+    snprintf(link, sizeof link, "%s/test-two.yaml", b);
+    assert_int_equal(symlink(path, link), 0); /* b/test-two.yaml -> a/test-two.yaml */
+    write_rule(c, "test-one.yaml", "test-one"); /* another file, the same id */
+    write_rule(c, "test-oom.yaml", "test-oom"); /* a built-in's id */
+
+    ldx_msgs *m;
+    ldx_compiler *comp;
+    ldx_ruleset *rs;
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&comp, m), LDX_OK);
+    assert_int_equal(ldx_compiler_add_path(comp, a), LDX_OK);
+    snprintf(path, sizeof path, "%s/test-one.yaml", a);
+    assert_int_equal(ldx_compiler_add_path(comp, path), LDX_OK); /* again, by itself */
+    assert_int_equal(ldx_compiler_add_path(comp, b), LDX_OK);    /* again, by a link */
+    assert_int_equal(ldx_compiler_finish(comp, &rs), LDX_OK);
+    ldx_compiler_destroy(comp);
+    assert_int_equal(ldx_ruleset_count(rs), 2);
+    assert_int_equal(count_msgs(m, "duplicate"), 0);
+    ldx_ruleset_destroy(rs);
+    ldx_msgs_destroy(m);
+
+    /* c's test-one clashes with a's, both before and after it; c's test-oom replaces the
+     * built-in one added after it */
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&comp, m), LDX_OK);
+    assert_int_equal(ldx_compiler_add_path(comp, c), LDX_OK);
+    assert_int_equal(ldx_compiler_add_path(comp, a), LDX_OK);
+    ldx_compiler_add_buffer(comp, "builtin/test-oom.yaml", good, strlen(good), true);
+    assert_int_equal(ldx_compiler_finish(comp, &rs), LDX_ERULE);
+    ldx_compiler_destroy(comp);
+    assert_int_equal(count_msgs(m, "duplicate rule id 'test-one'"), 1);
+    assert_int_equal(ldx_ruleset_count(rs), 3); /* test-one (c's), test-two, test-oom (c's) */
+    const ldx_rule_info *one = ldx_ruleset_rule(rs, (size_t)ldx_ruleset_find(rs, "test-one"));
+    assert_non_null(strstr(one->path, "/c/"));
+    assert_false(ldx_ruleset_rule(rs, (size_t)ldx_ruleset_find(rs, "test-oom"))->builtin);
+    ldx_ruleset_destroy(rs);
+    ldx_msgs_destroy(m);
+
+    /* a built-in rule, a user rule that replaces it, another user rule with its id: the
+     * third meets the second, the first being out */
+    char d[600];
+    snprintf(d, sizeof d, "%s/d", root);
+    assert_int_equal(mkdir(d, 0755), 0);
+    write_rule(d, "test-oom.yaml", "test-oom");
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&comp, m), LDX_OK);
+    ldx_compiler_add_buffer(comp, "builtin/test-oom.yaml", good, strlen(good), true);
+    snprintf(path, sizeof path, "%s/test-oom.yaml", c);
+    assert_int_equal(ldx_compiler_add_path(comp, path), LDX_OK);
+    assert_int_equal(ldx_compiler_add_path(comp, d), LDX_OK);
+    assert_int_equal(ldx_compiler_finish(comp, &rs), LDX_ERULE);
+    ldx_compiler_destroy(comp);
+    assert_int_equal(count_msgs(m, "duplicate rule id 'test-oom' (also in /tmp/logdx-ids-"), 1);
+    assert_int_equal(ldx_ruleset_count(rs), 1);
+    assert_non_null(strstr(ldx_ruleset_rule(rs, 0)->path, "/c/"));
+    ldx_ruleset_destroy(rs);
+    ldx_msgs_destroy(m);
+
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_where_error_column),
         cmocka_unit_test(test_yaml_syntax_and_aliases),
         cmocka_unit_test(test_duplicates_and_references),
+        cmocka_unit_test(test_ids_across_files),
         cmocka_unit_test(test_builtin_rules_compile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
