@@ -43,11 +43,36 @@ static void tail_settle(ldx_scanner *s, size_t next_lines)
         ldxi_tail_keep(s, p->buf + p->bl[l].off, p->bl[l].len, p->bl[l].lineno);
 }
 
+/* Whether match mi (signal g, on a line numbered lineno) is a twin's hit that its head
+ * recorded (twins.c). Before a head is recorded, its twins with no hit on the line part
+ * from it; a twin whose head did not hit the line parts from it here. */
+static bool twin_hit(ldx_scanner *s, const ldxi_batch *b, size_t mi, uint32_t g, uint64_t lineno)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    if (s->twinned[g]) {
+        if (s->rec_line[s->twin_of[g]] == lineno + 1) return true;
+        ldxi_twin_split(s, g);
+        return false;
+    }
+    if (!s->has_twins[g]) return false;
+    for (uint32_t c = h->same_next[g]; c != LDXI_HS_IGNORE; c = h->same_next[c]) {
+        if (!s->twinned[c]) continue;
+        bool hit = false; /* the line's matches are in signal order: c's comes later */
+        for (size_t x = mi + 1; x < b->nm && b->m[x].line == b->m[mi].line && !hit; x++)
+            hit = b->m[x].g == c && !b->m[x].out;
+        if (!hit) ldxi_twin_split(s, c);
+    }
+    s->rec_line[g] = lineno + 1;
+    return false;
+}
+
 static void apply_batch(ldx_scanner *s, ldxi_batch *b)
 {
     if (s->rs->max_tail) tail_settle(s, b->nbl);
     if (b->failed) {
-        /* the hits could not be kept: every pattern on every line, as without a prefilter */
+        /* the hits could not be kept: every pattern on every line, as without a prefilter
+         * (which records every signal on its own) */
+        ldxi_twins_split_all(s);
         for (size_t l = 0; l < b->nbl; l++)
             ldxi_scan_plain(s, b->buf + b->bl[l].off, b->bl[l].len, b->bl[l].lineno);
     } else {
@@ -70,9 +95,14 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
             long cur = -1;
             for (; mi < b->nm && b->m[mi].line == l; mi++) {
                 if (b->m[mi].out) continue; /* its pattern matched, its where did not hold */
-                ldxi_sigref ref = h->refs[b->m[mi].g];
+                uint32_t g = b->m[mi].g;
+                ldxi_sigref ref = h->refs[g];
                 if ((long)ref.rule != cur) s->rule_lines[ref.rule]++; /* once a line */
                 cur = ref.rule;
+                if (s->twin_of && twin_hit(s, b, mi, g, lineno)) {
+                    ldxi_scan_track(s, ref.rule, ref.sig, text, len, lineno, &lc);
+                    continue;
+                }
                 const size_t *co = b->co ? b->co + b->m[mi].co : NULL; /* NULL: no captures */
                 const double *vals = b->val ? b->val + b->m[mi].co / 2 : NULL;
                 ldxi_scan_hit(s, ref.rule, ref.sig, ref.sc, text, len, lineno, &lc, co, vals);

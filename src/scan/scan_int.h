@@ -248,6 +248,12 @@ struct ldx_scanner {
     uint64_t tail_runs;                  /* PCRE2 runs of the tail signals, last matching */
     struct ldxi_batch_s *tail_pend;      /* the last applied batch, its last lines not
                                           * kept yet (batch.c) */
+    /* twins (twins.c), per prefilter signal: the head whose state a signal shares
+     * (LDXI_HS_IGNORE: none), whether it still does, whether a signal is a head of
+     * twins, and the line + 1 a head was last recorded on */
+    uint32_t *twin_of;
+    uint8_t *twinned, *has_twins;
+    uint64_t *rec_line;
     /* counted on every line by the reading thread, apart from what the workers read
      * (sharing a cache line with rs cost -j 2 a tenth of its time) */
     char pad_[64];
@@ -300,6 +306,19 @@ static inline bool ldxi_scan_numbered(const ldx_scanner *s, const ldxi_sigc *sc,
 void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const ldxi_sigc *sc, const char *text,
                    size_t len, uint64_t lineno, ldxi_linectx *lc, const size_t *co,
                    const double *vals);
+/* ldxi_scan_hit() without the record: a twin's hit (twins.c) still counts for its
+ * rule's sequences. */
+void ldxi_scan_track(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
+                     uint64_t lineno, ldxi_linectx *lc);
+/* Twins (twins.c): signals that record as their head does, until they part. */
+ldx_status ldxi_twins_init(ldx_scanner *s);
+void ldxi_twins_reset(ldx_scanner *s);
+void ldxi_twins_free(ldx_scanner *s);
+/* Twin c takes a copy of its head's state and records on its own from now on. */
+void ldxi_twin_split(ldx_scanner *s, uint32_t c);
+void ldxi_twins_split_all(ldx_scanner *s);
+/* The results are asked for: every twin takes a copy of its head's state. */
+void ldxi_twins_sync(ldx_scanner *s);
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
                          bool launcher_hint, bool version_hint);
 /* The batch (or line) is about to be reused: pending last hits keep a copy of their

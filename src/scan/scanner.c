@@ -52,7 +52,8 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     pcre2_set_match_limit(s->mctx, MATCH_LIMIT);
     pcre2_set_depth_limit(s->mctx, DEPTH_LIMIT);
     pcre2_set_heap_limit(s->mctx, HEAP_LIMIT_KIB);
-    if ((rs->hs && ldxi_batch_init(s) != LDX_OK) || ldxi_tail_init(s) != LDX_OK) {
+    if ((rs->hs && (ldxi_batch_init(s) != LDX_OK || ldxi_twins_init(s) != LDX_OK)) ||
+        ldxi_tail_init(s) != LDX_OK) {
         ldx_scanner_destroy(s);
         return LDX_ENOMEM;
     }
@@ -103,6 +104,7 @@ static void clear(ldx_scanner *s)
     ldxi_tail_clear(s);
     s->lines = s->truncated = 0;
     ldxi_batch_discard(s);
+    ldxi_twins_reset(s);
     s->npend = 0;
     if (s->limit_hits) memset(s->limit_hits, 0, s->rs->n * sizeof(uint64_t));
     if (s->rule_ns) memset(s->rule_ns, 0, s->rs->n * sizeof(uint64_t));
@@ -142,6 +144,7 @@ void ldx_scanner_destroy(ldx_scanner *s)
     free(s->rule_base);
     ldxi_batch_free(s);
     ldxi_tail_free(s);
+    ldxi_twins_free(s);
     free(s->pend);
     free(s->rule_lines);
     pcre2_match_data_free(s->md);
@@ -410,6 +413,12 @@ void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const ldxi_sigc *sc, cons
     /* the rule itself only where it counts sequences (trk[i], allocated for those): a
      * hit of a large rule set would otherwise reach into memory the caches lost */
     record(s, sc, &s->st[i][k], text, len, lineno, lc, co, vals);
+    ldxi_scan_track(s, i, k, text, len, lineno, lc);
+}
+
+void ldxi_scan_track(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
+                     uint64_t lineno, ldxi_linectx *lc)
+{
     if (s->trk[i]) {
         need_parse(lc, text, len);
         track(s, s->rs->rules[i], i, k, lineno, &lc->li);
@@ -559,6 +568,7 @@ void ldx_scanner_flush(ldx_scanner *s)
 {
     ldxi_scanner_flush(s);
     ldxi_tail_match(s);
+    ldxi_twins_sync(s); /* before settle: a twin's last hit may be pending too */
     ldxi_scan_settle(s);
 }
 

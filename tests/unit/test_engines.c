@@ -10,6 +10,7 @@
 
 #include "test_util.h"
 #include "logdx/logdx.h"
+#include "../../src/scan/scan_int.h" /* to switch a rule off where a test says */
 
 static ldx_ruleset *fast, *plain;
 static const char *corpus_dir;
@@ -531,6 +532,105 @@ static void test_last_hits(void **state)
     ldx_ruleset_destroy(b);
 }
 
+/* Twins (src/scan/twins.c): a rule copied under another id has signals with its
+ * pattern, where and captures, which record as one until one of the two rules is
+ * switched off (over its time budget: here at a line the test picks). Each rule's
+ * diagnosis must be what PCRE2 alone, which records every signal on its own, reports,
+ * whichever of the two goes off, with the results asked for midway too (a live scan). */
+static const char twin_rule[] =
+    "id: %s\ntitle: t\nclass: training_hang\nseverity: low\n"
+    "signals:\n  err: {pattern: 'ERR (?<code>E\\d+) at (?<node>\\S+) loss (?<v>\\d+\\.\\d+)'}\n"
+    "  other: {pattern: 'WARN (?<w>\\w+)', role: context}\n"
+    "condition: count(err) >= 1 and rising(err.v, 3)\n"
+    "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
+    "verify: [v]\nreferences: [https://example.com]\n"
+    "examples:\n  match:\n    - |\n      ERR E1 at n1 loss 1.0\n      ERR E1 at n1 loss 2.0\n"
+    "      ERR E1 at n1 loss 3.0\n      ERR E1 at n1 loss 4.0\n  no_match:\n    - ok\n";
+
+static ldx_ruleset *load_twins(const char *engine)
+{
+    char a[2048], b[2048];
+    snprintf(a, sizeof a, twin_rule, "t-head");
+    snprintf(b, sizeof b, twin_rule, "t-twin");
+    const char *names[] = {"t-head.yaml", "t-twin.yaml"}, *texts[] = {a, b};
+    ldx_ruleset *rs = compile_rule_texts(names, texts, NULL, 2, engine, false, NULL, 0);
+    assert_non_null(rs);
+    return rs;
+}
+
+/* Scans log line by line; at line `off_at` (0: never) rule `off` is switched off, the
+ * results having been asked for just before; at `ask_at` they are asked for too. */
+static ldx_file_report *scan_switching(const ldx_ruleset *rs, const char *log, size_t len, size_t off_at,
+                                       const char *off, size_t ask_at)
+{
+    ldx_scanner *s;
+    assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, log, len, "t"), LDX_OK);
+    ldx_line line;
+    while (ldx_reader_next(r, &line) == LDX_OK) {
+        if (line.lineno == ask_at) ldx_scanner_flush(s);
+        if (line.lineno == off_at) {
+            ldx_scanner_flush(s);
+            s->rule_off[ldx_ruleset_find(rs, off)] = true;
+        }
+        ldx_scanner_line(s, &line);
+    }
+    ldx_reader_destroy(r);
+    ldx_file_report *fr = NULL;
+    assert_int_equal(ldx_diagnose(s, "t", &fr), LDX_OK);
+    ldx_scanner_destroy(s);
+    return fr;
+}
+
+static void test_twins(void **state)
+{
+    (void)state;
+    ldx_ruleset *a = load_twins(NULL), *b = load_twins("pcre2");
+    size_t n = 60000, cap = n * 48, len = 0;
+    char *log = malloc(cap);
+    assert_non_null(log);
+    for (size_t i = 0; i < n; i++) {
+        if (i % 37 == 5)
+            len += (size_t)snprintf(log + len, cap - len, "[rank%zu]: ERR E%zu at node-%zu loss %zu.%03zu\n",
+                                    i % 4, i % 9, i % 5, i / 1000, i % 1000);
+        else if (i % 101 == 7)
+            len += (size_t)snprintf(log + len, cap - len, "WARN w%zu\n", i);
+        else
+            len += (size_t)snprintf(log + len, cap - len, "step %zu ok\n", i);
+    }
+    static const struct {
+        size_t off_at;
+        const char *off;
+        size_t ask_at, fire;
+    } cases[] = {{0, NULL, 0, 2}, {0, NULL, 20000, 2}, {30000, "t-twin", 0, 2}, {30000, "t-head", 0, 2},
+                 {45000, "t-head", 20000, 2}, {3, "t-twin", 0, 1} /* before its first hit */};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        ldx_file_report *x = scan_switching(a, log, len, cases[k].off_at, cases[k].off, cases[k].ask_at),
+                        *y = scan_switching(b, log, len, cases[k].off_at, cases[k].off, cases[k].ask_at);
+        assert_int_equal(y->n, cases[k].fire);
+        const ldx_diagnosis *h0 = &y->diagnoses[0], *h1 = &y->diagnoses[y->n - 1];
+        if (y->n == 1) {
+            assert_string_equal(h0->rule->id, "t-head");
+        } else if (cases[k].off) { /* the rule switched off has fewer hits */
+            const ldx_diagnosis *off = strcmp(h0->rule->id, cases[k].off) ? h1 : h0, *on = off == h0 ? h1 : h0;
+            assert_true(off->hits < on->hits);
+        } else {
+            assert_int_equal(h0->hits, h1->hits);
+        }
+        const char *d = differ(x, y);
+        if (d) fail_msg("case %zu: twins differ from PCRE2 alone: %s", k, d);
+        for (size_t i = 0; i < y->n; i++)
+            for (size_t t = 0; t < y->diagnoses[i].ntrends; t++)
+                assert_int_equal(x->diagnoses[i].trends[t].points, y->diagnoses[i].trends[t].points);
+        ldx_file_report_destroy(x);
+        ldx_file_report_destroy(y);
+    }
+    free(log);
+    ldx_ruleset_destroy(a);
+    ldx_ruleset_destroy(b);
+}
+
 int main(int argc, char **argv)
 {
     corpus_dir = argc > 1 ? argv[1] : NULL;
@@ -545,6 +645,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_lines_that_do_not_repeat),
         cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_last_hits),
+        cmocka_unit_test(test_twins),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ldx_ruleset_destroy(fast);

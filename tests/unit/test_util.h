@@ -35,13 +35,15 @@ static inline ldx_file_report *analyze_text(const ldx_ruleset *rs, const char *l
     return fr;
 }
 
-/* Compiles a rule file's text (NULL: the built-in rules) for an engine (NULL: the
+/* Compiles n rule files' texts (of lens[i] bytes; lens NULL: strings; none: the
+ * built-in rules) for an engine (NULL: the
  * default one; "pcre2": PCRE2 alone), never through the database cache; with anchors,
  * the prefilter keeps the patterns' anchors (LOGDX_PREFILTER_ANCHORS, for the tests that
  * show what the database check does about them). errors (if given) gets the messages,
- * one a line. NULL when it does not compile. */
-static inline ldx_ruleset *compile_rules(const char *text, size_t len, const char *engine,
-                                         bool anchors, char *errors, size_t errsize)
+ * one a line. NULL when they do not compile. */
+static inline ldx_ruleset *compile_rule_texts(const char *const *names, const char *const *texts,
+                                              const size_t *lens, size_t n, const char *engine, bool anchors,
+                                              char *errors, size_t errsize)
 {
     if (engine) setenv("LOGDX_ENGINE", engine, 1);
     else unsetenv("LOGDX_ENGINE");
@@ -52,8 +54,9 @@ static inline ldx_ruleset *compile_rules(const char *text, size_t len, const cha
     ldx_ruleset *rs = NULL;
     assert_int_equal(ldx_msgs_create(&m), LDX_OK);
     assert_int_equal(ldx_compiler_create(&c, m), LDX_OK);
-    if (text) ldx_compiler_add_buffer(c, "t.yaml", text, len, false);
-    else ldx_compiler_add_builtin(c);
+    for (size_t i = 0; i < n; i++)
+        ldx_compiler_add_buffer(c, names[i], texts[i], lens ? lens[i] : strlen(texts[i]), false);
+    if (!n) ldx_compiler_add_builtin(c);
     ldx_status st = ldx_compiler_finish(c, &rs);
     size_t used = 0;
     if (errors) errors[0] = 0;
@@ -72,6 +75,14 @@ static inline ldx_ruleset *compile_rules(const char *text, size_t len, const cha
         return NULL;
     }
     return rs;
+}
+
+/* One rule file's text (NULL: the built-in rules), as compile_rule_texts(). */
+static inline ldx_ruleset *compile_rules(const char *text, size_t len, const char *engine,
+                                         bool anchors, char *errors, size_t errsize)
+{
+    const char *name = "t.yaml";
+    return compile_rule_texts(&name, &text, &len, text ? 1 : 0, engine, anchors, errors, errsize);
 }
 
 #endif
