@@ -43,14 +43,14 @@ static void tail_settle(ldx_scanner *s, size_t next_lines)
         ldxi_tail_keep(s, p->buf + p->bl[l].off, p->bl[l].len, p->bl[l].lineno);
 }
 
-/* Whether match mi (signal g, on a line numbered lineno) is a twin's hit that its head
- * recorded (twins.c). Before a head is recorded, its twins with no hit on the line part
- * from it; a twin whose head did not hit the line parts from it here. */
-static bool twin_hit(ldx_scanner *s, const ldxi_batch *b, size_t mi, uint32_t g, uint64_t lineno)
+/* Whether match mi (signal g, on the line that key names: see rec_line) is a twin's
+ * hit that its head recorded (twins.c). Before a head is recorded, its twins with no hit
+ * on the line part from it; a twin whose head did not hit the line parts from it here. */
+static bool twin_hit(ldx_scanner *s, const ldxi_batch *b, size_t mi, uint32_t g, uint64_t key)
 {
     const ldxi_hsdb *h = s->rs->hs;
     if (s->twinned[g]) {
-        if (s->rec_line[s->twin_of[g]] == lineno + 1) return true;
+        if (s->rec_line[s->twin_of[g]] == key) return true;
         ldxi_twin_split(s, g);
         return false;
     }
@@ -62,7 +62,7 @@ static bool twin_hit(ldx_scanner *s, const ldxi_batch *b, size_t mi, uint32_t g,
             hit = b->m[x].g == c && !b->m[x].out;
         if (!hit) ldxi_twin_split(s, c);
     }
-    s->rec_line[g] = lineno + 1;
+    s->rec_line[g] = key;
     return false;
 }
 
@@ -78,6 +78,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
     } else {
         const ldxi_hsdb *h = s->rs->hs;
         size_t mi = 0, k = 0;
+        uint64_t seq = ++s->apply_seq;
         for (uint32_t l = 0; l < b->nbl; l++) {
             /* most lines have no match and no structure reader wants them: the next
              * that has one or a hint, unless the launcher's reader is following lines */
@@ -99,7 +100,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
                 ldxi_sigref ref = h->refs[g];
                 if ((long)ref.rule != cur) s->rule_lines[ref.rule]++; /* once a line */
                 cur = ref.rule;
-                if (s->twin_of && twin_hit(s, b, mi, g, lineno)) {
+                if (s->twin_of && twin_hit(s, b, mi, g, (seq << 32 | l) + 1)) {
                     ldxi_scan_track(s, ref.rule, ref.sig, text, len, lineno, &lc);
                     continue;
                 }

@@ -250,10 +250,12 @@ struct ldx_scanner {
                                           * kept yet (batch.c) */
     /* twins (twins.c), per prefilter signal: the head whose state a signal shares
      * (LDXI_HS_IGNORE: none), whether it still does, whether a signal is a head of
-     * twins, and the line + 1 a head was last recorded on */
+     * twins, and the line a head was last recorded on, as apply_seq << 32 | its index
+     * in the batch, + 1 (a caller's line numbers need not be unique) */
     uint32_t *twin_of;
     uint8_t *twinned, *has_twins;
     uint64_t *rec_line;
+    uint64_t apply_seq;                  /* batches applied since the scan began */
     /* counted on every line by the reading thread, apart from what the workers read
      * (sharing a cache line with rs cost -j 2 a tenth of its time) */
     char pad_[64];

@@ -63,6 +63,7 @@ void ldxi_twins_reset(ldx_scanner *s)
     uint32_t n = s->rs->hs->nsig;
     for (uint32_t g = 0; g < n; g++) s->twinned[g] = s->twin_of[g] != LDXI_HS_IGNORE;
     memset(s->rec_line, 0, n * sizeof *s->rec_line);
+    s->apply_seq = 0;
 }
 
 void ldxi_twins_free(ldx_scanner *s)
