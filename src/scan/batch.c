@@ -376,6 +376,7 @@ static void free_batch(ldxi_batch *b)
     free(b->tl);
     free(b->bl);
     free(b->hot);
+    free(b->busy);
     free(b->ph);
     free(b->ph2);
     free(b->lend);

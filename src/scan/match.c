@@ -331,12 +331,13 @@ static void cut_plain(ldxi_batch *b)
             }
             b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
             b->tl[nbl] = (ldxi_tline){(size_t)(p - b->buf), (uint32_t)nbl};
+            b->busy[nbl] = (uint32_t)nbl;
             nbl++;
             p = (char *)eol + 1;
             if (*eol == '\r' && p < end && *p == '\n') p++;
         }
     }
-    b->nbl = b->ntl = nbl;
+    b->nbl = b->ntl = b->nbusy = nbl;
     b->tlen = b->len;
     b->known = 0;
 }
@@ -345,6 +346,8 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
 {
     ldxi_memo_begin(&w->memo);
     b->remembered = w->memo_rest == 0;
+    if (ldxi_grow((void **)&b->busy, &b->busycap, (size_t)b->nlines + 1, sizeof(uint32_t)) != LDX_OK)
+        return false;
     if (!b->remembered) {
         if (ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
             return false;
@@ -363,6 +366,8 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
     const char *prev = b->tbuf;
     size_t prevn = SIZE_MAX;
     uint32_t prevx = LDXI_MEMO_NONE;
+    bool prevq = false;
+    size_t nbusy = 0;
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
         char *p = b->buf + sg->off, *end = p + sg->len;
@@ -378,11 +383,13 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
             }
             ldxi_bline *bl = &b->bl[nbl];
             *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, prevx};
-            bool fresh = false;
-            if (!c.same) bl->memo = ldxi_memo_lookup(&w->memo, t, n, c.hash, &fresh);
+            bool fresh = false, quiet = prevq;
+            if (!c.same) bl->memo = ldxi_memo_lookup(&w->memo, t, n, c.hash, &fresh, &quiet);
             prev = t;
             prevn = bl->memo != LDXI_MEMO_NONE ? n : SIZE_MAX;
             prevx = bl->memo;
+            prevq = quiet;
+            if (!quiet) b->busy[nbusy++] = (uint32_t)nbl;
             if (bl->memo == LDXI_MEMO_NONE || fresh) {
                 /* the line for the database, its template (in place already) for the
                  * template database, at the same offset */
@@ -400,6 +407,7 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
         }
     }
     b->nbl = nbl;
+    b->nbusy = nbusy;
     b->tlen = tlen;
     b->ntl = ntl;
     b->known = known;
@@ -510,6 +518,7 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     }
     e->nitems = (uint32_t)(mm->nitems - e->item);
     e->state = LDXI_MEMO_READY;
+    if (!e->nitems && !e->hints) ldxi_memo_quiet(mm, (uint32_t)(e - mm->ent));
 }
 
 /* A line whose template the memo knows: its matches as remembered, and PCRE2 for the
@@ -578,7 +587,8 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
                 ldxi_grow((void **)&b->hot, &b->hotcap, b->nbl, sizeof(uint32_t)) != LDX_OK;
     if (!b->failed) prefilter(h, b, w->scratch, b->remembered);
     size_t p = 0;
-    for (uint32_t l = 0; l < b->nbl && !b->failed; l++) {
+    for (size_t bi = 0; bi < b->nbusy && !b->failed; bi++) {
+        uint32_t l = b->busy[bi];
         ldxi_bline *bl = &b->bl[l];
         ldxi_memo_entry *e = bl->memo != LDXI_MEMO_NONE ? &w->memo.ent[bl->memo] : NULL;
         size_t nm0 = b->nm;

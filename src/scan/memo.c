@@ -308,7 +308,8 @@ static bool grow(ldxi_memo *m)
         const ldxi_memo_entry *e = &m->ent[x];
         uint32_t i = (uint32_t)e->hash & mask;
         while (slot[i].xlen) i = (i + 1) & mask;
-        slot[i] = (ldxi_memo_slot){e->hash, e->key, (uint32_t)(x + 1) << LDXI_MEMO_LEN_BITS | e->len};
+        slot[i] = (ldxi_memo_slot){(e->hash & ~LDXI_MEMO_QUIET) | (e->quiet ? LDXI_MEMO_QUIET : 0), e->key,
+                                   (uint32_t)(x + 1) << LDXI_MEMO_LEN_BITS | e->len};
     }
     free(m->slot);
     m->slot = slot;
@@ -316,17 +317,20 @@ static bool grow(ldxi_memo *m)
     return true;
 }
 
-uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh)
+uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh, bool *quiet)
 {
-    *fresh = false;
+    *fresh = *quiet = false;
     if (!m->nslot || n > LDXI_MEMO_LINE_MAX) return LDXI_MEMO_NONE;
     const uint32_t lmask = (1u << LDXI_MEMO_LEN_BITS) - 1;
+    h &= ~LDXI_MEMO_QUIET;
     uint32_t mask = m->nslot - 1, i = (uint32_t)h & mask;
     for (;; i = (i + 1) & mask) {
         const ldxi_memo_slot *sl = &m->slot[i];
         if (!sl->xlen) break;
-        if (sl->hash == h && (sl->xlen & lmask) == n && same(m->keys + sl->key, t, n))
+        if ((sl->hash & ~LDXI_MEMO_QUIET) == h && (sl->xlen & lmask) == n && same(m->keys + sl->key, t, n)) {
+            *quiet = sl->hash >> 63;
             return (sl->xlen >> LDXI_MEMO_LEN_BITS) - 1;
+        }
     }
     if ((m->nent + 1) * 2 > m->nslot) {
         if (m->nslot >= MEMO_SLOTS_MAX || !grow(m)) return LDXI_MEMO_NONE;
@@ -339,11 +343,23 @@ uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, boo
     memcpy(m->keys + m->nkeys, t, n);
     uint32_t x = (uint32_t)m->nent++;
     m->ent[x] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING,
-                                  LDXI_RANK_UNASKED};
+                                  LDXI_RANK_UNASKED, false};
     m->slot[i] = (ldxi_memo_slot){h, m->ent[x].key, (x + 1) << LDXI_MEMO_LEN_BITS | (uint32_t)n};
     m->nkeys += n;
     *fresh = true;
     return x;
+}
+
+void ldxi_memo_quiet(ldxi_memo *m, uint32_t x)
+{
+    ldxi_memo_entry *e = &m->ent[x];
+    e->quiet = true;
+    uint32_t mask = m->nslot - 1, i = (uint32_t)e->hash & mask;
+    for (; m->slot[i].xlen; i = (i + 1) & mask)
+        if ((m->slot[i].xlen >> LDXI_MEMO_LEN_BITS) == x + 1) {
+            m->slot[i].hash |= LDXI_MEMO_QUIET;
+            return;
+        }
 }
 
 bool ldxi_memo_reserve(ldxi_memo *m, size_t k, size_t c)

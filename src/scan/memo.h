@@ -35,6 +35,7 @@ typedef struct {
     uint8_t hints;          /* the structure readers that want the lines (LDXI_HINT_*) */
     uint8_t state;          /* PENDING (its first line not matched yet) or READY */
     uint8_t rank;           /* LDXI_RANK_*: whether its lines may name a rank */
+    bool quiet;             /* READY, with no items and no hints: its lines need nothing */
 } ldxi_memo_entry;
 
 /* A line names a rank only where its template does (digits read as 0 are a rank the
@@ -45,12 +46,15 @@ enum { LDXI_RANK_UNASKED = 0, LDXI_RANK_NONE, LDXI_RANK_SOME };
 
 /* A slot of the table holds what a lookup compares, so that it reads no entry: the
  * hash, where the template's key is, and its length with the entry's index + 1 above
- * (0: a free slot). An entry and its key were two more dependent loads per line. */
+ * (0: a free slot). An entry and its key were two more dependent loads per line. The
+ * hash's top bit is the entry's quiet: most lines of a log match nothing, and the loop
+ * over a batch's lines need not visit them. */
 typedef struct {
     uint64_t hash;
     uint32_t key;
     uint32_t xlen; /* (index + 1) << LDXI_MEMO_LEN_BITS | length */
 } ldxi_memo_slot;
+#define LDXI_MEMO_QUIET ((uint64_t)1 << 63)
 #define LDXI_MEMO_LEN_BITS 17 /* a length up to LDXI_MEMO_LINE_MAX; 15 bits of index */
 
 typedef struct {
@@ -100,10 +104,12 @@ void ldxi_memo_free(ldxi_memo *m);
 void ldxi_memo_begin(ldxi_memo *m);
 /* Forgets every template. */
 void ldxi_memo_clear(ldxi_memo *m);
-/* The index in ent[] of the template t[0..n) with hash h: found, else a new PENDING
- * entry (*fresh set); LDXI_MEMO_NONE when the memo has no room (or the line is too
- * long). */
-uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh);
+/* The index in ent[] of the template t[0..n) with hash h: found (*quiet: it is), else
+ * a new PENDING entry (*fresh set); LDXI_MEMO_NONE when the memo has no room (or the
+ * line is too long). */
+uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh, bool *quiet);
+/* Entry x, READY, needs nothing of its lines: lookups say so from now on. */
+void ldxi_memo_quiet(ldxi_memo *m, uint32_t x);
 /* Room for k more items and c more capture offsets; false when out of memory. */
 bool ldxi_memo_reserve(ldxi_memo *m, size_t k, size_t c);
 

@@ -127,6 +127,9 @@ typedef struct ldxi_batch_s {
     uint64_t known;      /* lines the memo knew */
     ldxi_bline *bl;
     size_t nbl, blcap;
+    uint32_t *busy;      /* the lines matching must visit: all but those of quiet templates
+                          * (memo.h), which need nothing */
+    size_t nbusy, busycap;
     uint32_t *hot;       /* the lines the applying thread must see (a match or a hint), so
                           * that it reads nothing of the others (with -j, bl[] was
                           * written on another core) */

@@ -631,6 +631,63 @@ static void test_twins(void **state)
     ldx_ruleset_destroy(b);
 }
 
+/* Lines that match nothing are not visited by matching once their template is known
+ * to need nothing (a quiet template, src/scan/memo.h); a template a structure reader
+ * wants is never quiet. torchrun's failure summary twice, far apart, the second with
+ * two more failed ranks under "Failures:" (a line no rule matches, which only the
+ * summary's reader wants): the summary read is the second one, as PCRE2 alone reads
+ * it. */
+static void test_quiet_templates(void **state)
+{
+    (void)state;
+    static const char block[] =
+        "[default0]:Traceback (most recent call last):\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "============================================================\n"
+        "train.py FAILED\n"
+        "------------------------------------------------------------\n"
+        "Failures:\n"
+        "%s"
+        "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2024-01-01_10:00:00\n"
+        "  host      : node-%d\n"
+        "  rank      : %d (local_rank: %d)\n"
+        "  exitcode  : -9 (pid: 1234)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : Signal 9 (SIGKILL) received by PID 1234\n"
+        "============================================================\n";
+    size_t n = 50000, cap = n * 40 + 4096, len = 0;
+    char *log = malloc(cap);
+    assert_non_null(log);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 1000 || i == 40000)
+            len += (size_t)snprintf(log + len, cap - len, block,
+                                    i == 1000 ? "  <NO_OTHER_FAILURES>\n"
+                                              : "[1]:\n  rank      : 6 (local_rank: 6)\n"
+                                                "[2]:\n  rank      : 7 (local_rank: 7)\n",
+                                    i == 1000 ? 1 : 7, i == 1000 ? 2 : 5, i == 1000 ? 2 : 5);
+        len += (size_t)snprintf(log + len, cap - len, "step %zu: tokens %zu ok\n", i, i * 7);
+    }
+    ldx_file_report *y = run(plain, log, len);
+    assert_true(y->launcher.present);
+    assert_int_equal(y->launcher.rank, 5);
+    assert_int_equal(y->launcher.other_failures, 2);
+    for (int threads = 1; threads <= 2; threads++) {
+        ldx_file_report *x = run_threads(fast, log, len, threads);
+        assert_true(x->launcher.present);
+        assert_int_equal(x->launcher.rank, y->launcher.rank);
+        assert_int_equal(x->launcher.other_failures, y->launcher.other_failures);
+        assert_string_equal(x->launcher.host, y->launcher.host);
+        const char *d = differ(x, y);
+        if (d) fail_msg("%d thread(s): engines differ on quiet templates: %s", threads, d);
+        ldx_file_report_destroy(x);
+    }
+    ldx_file_report_destroy(y);
+    free(log);
+}
+
 int main(int argc, char **argv)
 {
     corpus_dir = argc > 1 ? argv[1] : NULL;
@@ -646,6 +703,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_last_hits),
         cmocka_unit_test(test_twins),
+        cmocka_unit_test(test_quiet_templates),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     ldx_ruleset_destroy(fast);

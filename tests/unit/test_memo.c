@@ -102,12 +102,14 @@ static void test_same_as_line_before(void **state)
     }
 }
 
+static bool was_quiet; /* what the last look() said */
+
 static uint32_t look(ldxi_memo *m, const char *text, bool *fresh)
 {
     char t[128];
     size_t n = strlen(text);
     uint64_t h = ldxi_memo_template(text, n, t);
-    return ldxi_memo_lookup(m, t, n, h, fresh);
+    return ldxi_memo_lookup(m, t, n, h, fresh, &was_quiet);
 }
 
 static void test_table(void **state)
@@ -123,6 +125,15 @@ static void test_table(void **state)
     /* other digits, same template: found; another length or text: another entry */
     assert_int_equal(look(&m, "step 99 loss=7.1", &fresh), a);
     assert_false(fresh);
+    assert_false(was_quiet);
+    /* a template whose lines need nothing: lookups say so, and only of it */
+    uint32_t q = look(&m, "quiet 1", &fresh);
+    m.ent[q].state = LDXI_MEMO_READY;
+    ldxi_memo_quiet(&m, q);
+    assert_int_equal(look(&m, "quiet 7", &fresh), q);
+    assert_true(was_quiet);
+    assert_int_equal(look(&m, "step 98 loss=7.1", &fresh), a);
+    assert_false(was_quiet);
     assert_int_not_equal(look(&m, "step 123 loss=0.5", &fresh), a);
     assert_true(fresh);
     assert_int_not_equal(look(&m, "stop 12 loss=0.5", &fresh), a);
@@ -144,16 +155,22 @@ static void test_table(void **state)
     assert_true(m.nent <= 32768 / 2);
     assert_int_equal(look(&m, "line aaaa", &fresh), first);
     assert_false(fresh);
+    assert_false(was_quiet);
     assert_int_equal(look(&m, "step 55 loss=1.0", &fresh), a);
+    assert_int_equal(look(&m, "quiet 3", &fresh), q); /* still quiet, the table grown */
+    assert_true(was_quiet);
     /* a new batch: too full to keep, so it starts over */
     ldxi_memo_begin(&m);
     assert_int_equal(m.nent, 0);
     look(&m, "step 55 loss=1.0", &fresh);
     assert_true(fresh);
+    look(&m, "quiet 3", &fresh);
+    assert_true(fresh);
+    assert_false(was_quiet);
     /* a line too long to remember */
     char *big = malloc(LDXI_MEMO_LINE_MAX + 2);
     memset(big, 'x', LDXI_MEMO_LINE_MAX + 1);
-    assert_int_equal(ldxi_memo_lookup(&m, big, LDXI_MEMO_LINE_MAX + 1, 7, &fresh), LDXI_MEMO_NONE);
+    assert_int_equal(ldxi_memo_lookup(&m, big, LDXI_MEMO_LINE_MAX + 1, 7, &fresh, &was_quiet), LDXI_MEMO_NONE);
     free(big);
     ldxi_memo_free(&m);
 }
