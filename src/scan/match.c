@@ -583,6 +583,7 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     b->pf_pairs = 0;
     b->nph = 0;
     b->nhot = 0;
+    b->nbl = 0; /* a cut that runs out of memory leaves no lines of an earlier use */
     b->failed = !cut_lines(b, w) ||
                 ldxi_grow((void **)&b->hot, &b->hotcap, b->nbl, sizeof(uint32_t)) != LDX_OK;
     if (!b->failed) prefilter(h, b, w->scratch, b->remembered);
