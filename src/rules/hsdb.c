@@ -79,6 +79,50 @@ static void share_pattern(ldx_ruleset *rs, const ldxi_hsdb *h)
         }
 }
 
+/* Whether signal g records what its pattern's head hd records (see twins in hsdb.h):
+ * the head's where (share_pattern made a copy's the same), captures and numbers read,
+ * and neither a tail signal (matched on the last lines alone, from scratch). */
+static bool twin(const ldx_ruleset *rs, const ldxi_hsdb *h, uint32_t g, uint32_t hd)
+{
+    const ldxi_sigref a = h->refs[g], b = h->refs[hd];
+    const ldxi_sigc *x = a.sc, *y = b.sc;
+    if (g == hd || rs->rules[a.rule]->info.signals[a.sig].tail || rs->rules[b.rule]->info.signals[b.sig].tail)
+        return false;
+    if (x->where != y->where || x->ncaps != y->ncaps || !x->numbered != !y->numbered) return false;
+    for (size_t c = 0; x->numbered && c < x->ncaps; c++)
+        if (!x->numbered[c] != !y->numbered[c]) return false;
+    return true;
+}
+
+/* h->twin_of and h->has_twins, after share_pattern(); false when out of memory. */
+static bool find_twins(const ldx_ruleset *rs, ldxi_hsdb *h)
+{
+    uint32_t *of = malloc((h->nsig ? h->nsig : 1) * sizeof *of);
+    uint8_t *heads = calloc(h->nsig ? h->nsig : 1, 1);
+    if (!of || !heads) {
+        free(of);
+        free(heads);
+        return false;
+    }
+    bool any = false;
+    for (uint32_t g = 0; g < h->nsig; g++) {
+        uint32_t hd = h->same_head[g];
+        of[g] = twin(rs, h, g, hd) ? hd : LDXI_HS_IGNORE;
+        if (of[g] != LDXI_HS_IGNORE) {
+            heads[hd] = 1;
+            any = true;
+        }
+    }
+    if (any) {
+        h->twin_of = of;
+        h->has_twins = heads;
+    } else {
+        free(of);
+        free(heads);
+    }
+    return true;
+}
+
 extern const unsigned char ldxi_builtin_hsdb[];
 extern const size_t ldxi_builtin_hsdb_len;
 
@@ -631,6 +675,12 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
                               : LDXI_HS_IGNORE;
     }
     share_pattern(rs, h);
+    if (!find_twins(rs, h)) {
+        free(by_hash);
+        free(covered);
+        free(rest);
+        goto fail;
+    }
     size_t na0 = h->nalways;
     bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL &&
                     from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len);
@@ -712,6 +762,8 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
     }
     free(h->wide);
     free(h->blind);
+    free(h->twin_of);
+    free(h->has_twins);
     free(h);
 }
 

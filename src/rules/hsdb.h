@@ -62,6 +62,11 @@ typedef struct ldxi_hsdb {
      * by ldxi_sig_code() like the signals' own. The line memo reads them. */
     bool *blind;
     struct ldxi_sigc_s *wide;
+    /* Twins (src/scan/twins.c): g -> the head whose recorded hits signal g's are, a
+     * signal with the head's pattern, where and captures (LDXI_HS_IGNORE: none), and
+     * whether g is such a head; both NULL when no signal has a twin. */
+    uint32_t *twin_of;
+    uint8_t *has_twins;
 } ldxi_hsdb;
 
 struct ldx_ruleset;

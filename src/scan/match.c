@@ -517,8 +517,7 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
         }
     }
     e->nitems = (uint32_t)(mm->nitems - e->item);
-    e->state = LDXI_MEMO_READY;
-    if (!e->nitems && !e->hints) ldxi_memo_quiet(mm, (uint32_t)(e - mm->ent));
+    ldxi_memo_ready(mm, (uint32_t)(e - mm->ent));
 }
 
 /* A line whose template the memo knows: its matches as remembered, and PCRE2 for the

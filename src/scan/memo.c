@@ -298,6 +298,11 @@ void ldxi_memo_clear(ldxi_memo *m)
     m->nent = m->nkeys = m->nitems = m->nco = 0;
 }
 
+static bool quiet(const ldxi_memo_entry *e)
+{
+    return e->state == LDXI_MEMO_READY && !e->nitems && !e->hints;
+}
+
 /* Twice the slots, the entries placed again. */
 static bool grow(ldxi_memo *m)
 {
@@ -308,7 +313,7 @@ static bool grow(ldxi_memo *m)
         const ldxi_memo_entry *e = &m->ent[x];
         uint32_t i = (uint32_t)e->hash & mask;
         while (slot[i].xlen) i = (i + 1) & mask;
-        slot[i] = (ldxi_memo_slot){(e->hash & ~LDXI_MEMO_QUIET) | (e->quiet ? LDXI_MEMO_QUIET : 0), e->key,
+        slot[i] = (ldxi_memo_slot){e->hash | (quiet(e) ? LDXI_MEMO_QUIET : 0), e->key,
                                    (uint32_t)(x + 1) << LDXI_MEMO_LEN_BITS | e->len};
     }
     free(m->slot);
@@ -343,17 +348,18 @@ uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, boo
     memcpy(m->keys + m->nkeys, t, n);
     uint32_t x = (uint32_t)m->nent++;
     m->ent[x] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING,
-                                  LDXI_RANK_UNASKED, false};
+                                  LDXI_RANK_UNASKED};
     m->slot[i] = (ldxi_memo_slot){h, m->ent[x].key, (x + 1) << LDXI_MEMO_LEN_BITS | (uint32_t)n};
     m->nkeys += n;
     *fresh = true;
     return x;
 }
 
-void ldxi_memo_quiet(ldxi_memo *m, uint32_t x)
+void ldxi_memo_ready(ldxi_memo *m, uint32_t x)
 {
     ldxi_memo_entry *e = &m->ent[x];
-    e->quiet = true;
+    e->state = LDXI_MEMO_READY;
+    if (!quiet(e)) return;
     uint32_t mask = m->nslot - 1, i = (uint32_t)e->hash & mask;
     for (; m->slot[i].xlen; i = (i + 1) & mask)
         if ((m->slot[i].xlen >> LDXI_MEMO_LEN_BITS) == x + 1) {

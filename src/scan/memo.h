@@ -35,7 +35,6 @@ typedef struct {
     uint8_t hints;          /* the structure readers that want the lines (LDXI_HINT_*) */
     uint8_t state;          /* PENDING (its first line not matched yet) or READY */
     uint8_t rank;           /* LDXI_RANK_*: whether its lines may name a rank */
-    bool quiet;             /* READY, with no items and no hints: its lines need nothing */
 } ldxi_memo_entry;
 
 /* A line names a rank only where its template does (digits read as 0 are a rank the
@@ -108,8 +107,9 @@ void ldxi_memo_clear(ldxi_memo *m);
  * a new PENDING entry (*fresh set); LDXI_MEMO_NONE when the memo has no room (or the
  * line is too long). */
 uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh, bool *quiet);
-/* Entry x, READY, needs nothing of its lines: lookups say so from now on. */
-void ldxi_memo_quiet(ldxi_memo *m, uint32_t x);
+/* Entry x's first line is matched (its items and hints set): it is READY, and quiet
+ * when its lines need nothing (no items, no hints), which lookups say from now on. */
+void ldxi_memo_ready(ldxi_memo *m, uint32_t x);
 /* Room for k more items and c more capture offsets; false when out of memory. */
 bool ldxi_memo_reserve(ldxi_memo *m, size_t k, size_t c);
 

@@ -251,12 +251,13 @@ struct ldx_scanner {
     uint64_t tail_runs;                  /* PCRE2 runs of the tail signals, last matching */
     struct ldxi_batch_s *tail_pend;      /* the last applied batch, its last lines not
                                           * kept yet (batch.c) */
-    /* twins (twins.c), per prefilter signal: the head whose state a signal shares
-     * (LDXI_HS_IGNORE: none), whether it still does, whether a signal is a head of
-     * twins, and the line a head was last recorded on, as apply_seq << 32 | its index
-     * in the batch, + 1 (a caller's line numbers need not be unique) */
-    uint32_t *twin_of;
-    uint8_t *twinned, *has_twins;
+    /* twins (twins.c), per prefilter signal: the ruleset's twin_of and has_twins
+     * (ldxi_hsdb; NULL: no twins), whether a twin still shares its head's state, and the
+     * line a head was last recorded on, as apply_seq << 32 | its index in the batch, + 1
+     * (a caller's line numbers need not be unique) */
+    const uint32_t *twin_of;
+    const uint8_t *has_twins;
+    uint8_t *twinned;
     uint64_t *rec_line;
     uint64_t apply_seq;                  /* batches applied since the scan began */
     /* counted on every line by the reading thread, apart from what the workers read

@@ -410,8 +410,6 @@ void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const ldxi_sigc *sc, cons
                    size_t len, uint64_t lineno, ldxi_linectx *lc, const size_t *co,
                    const double *vals)
 {
-    /* the rule itself only where it counts sequences (trk[i], allocated for those): a
-     * hit of a large rule set would otherwise reach into memory the caches lost */
     record(s, sc, &s->st[i][k], text, len, lineno, lc, co, vals);
     ldxi_scan_track(s, i, k, text, len, lineno, lc);
 }
@@ -419,6 +417,8 @@ void ldxi_scan_hit(ldx_scanner *s, size_t i, size_t k, const ldxi_sigc *sc, cons
 void ldxi_scan_track(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
                      uint64_t lineno, ldxi_linectx *lc)
 {
+    /* the rule itself only where it counts sequences (trk[i], allocated for those): a
+     * hit of a large rule set would otherwise reach into memory the caches lost */
     if (s->trk[i]) {
         need_parse(lc, text, len);
         track(s, s->rs->rules[i], i, k, lineno, &lc->li);
@@ -441,7 +441,6 @@ void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_r
     rc->matches += hit;
     sig_count(s, i, k, hit, 0);
 }
-
 
 /* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
  * go to rc, and ldxi_scan_count() adds them to the scanner. */

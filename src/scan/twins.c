@@ -21,38 +21,17 @@
 
 #ifdef LDX_HAVE_HS
 
-static bool eligible(const ldx_ruleset *rs, const ldxi_hsdb *h, uint32_t g, uint32_t hd)
-{
-    const ldxi_sigref a = h->refs[g], b = h->refs[hd];
-    const ldxi_sigc *x = a.sc, *y = b.sc;
-    /* tail signals are matched on the last lines alone (tail.c), from scratch */
-    if (rs->rules[a.rule]->info.signals[a.sig].tail || rs->rules[b.rule]->info.signals[b.sig].tail)
-        return false;
-    if (x->where != y->where || x->ncaps != y->ncaps) return false;
-    if (!x->numbered != !y->numbered) return false;
-    for (size_t c = 0; x->numbered && c < x->ncaps; c++)
-        if (!x->numbered[c] != !y->numbered[c]) return false;
-    return true;
-}
-
+/* Which signals are twins is the ruleset's (ldxi_hsdb.twin_of); a scanner keeps which
+ * still are, and where their heads were last recorded. */
 ldx_status ldxi_twins_init(ldx_scanner *s)
 {
     const ldxi_hsdb *h = s->rs->hs;
-    if (!h || !h->nsig) return LDX_OK;
-    size_t n = 0;
-    for (uint32_t g = 0; g < h->nsig; g++)
-        n += h->same_head[g] != g && eligible(s->rs, h, g, h->same_head[g]);
-    if (!n) return LDX_OK;
-    s->twin_of = malloc(h->nsig * sizeof *s->twin_of);
+    if (!h || !h->twin_of) return LDX_OK;
     s->twinned = calloc(h->nsig, 1);
-    s->has_twins = calloc(h->nsig, 1);
     s->rec_line = calloc(h->nsig, sizeof *s->rec_line);
-    if (!s->twin_of || !s->twinned || !s->has_twins || !s->rec_line) return LDX_ENOMEM;
-    for (uint32_t g = 0; g < h->nsig; g++) {
-        uint32_t hd = h->same_head[g];
-        s->twin_of[g] = hd != g && eligible(s->rs, h, g, hd) ? hd : LDXI_HS_IGNORE;
-        if (s->twin_of[g] != LDXI_HS_IGNORE) s->has_twins[hd] = 1;
-    }
+    if (!s->twinned || !s->rec_line) return LDX_ENOMEM;
+    s->twin_of = h->twin_of;
+    s->has_twins = h->has_twins;
     ldxi_twins_reset(s);
     return LDX_OK;
 }
@@ -68,12 +47,11 @@ void ldxi_twins_reset(ldx_scanner *s)
 
 void ldxi_twins_free(ldx_scanner *s)
 {
-    free(s->twin_of);
     free(s->twinned);
-    free(s->has_twins);
     free(s->rec_line);
     s->twin_of = NULL;
-    s->twinned = s->has_twins = NULL;
+    s->twinned = NULL;
+    s->has_twins = NULL;
     s->rec_line = NULL;
 }
 

@@ -128,8 +128,7 @@ static void test_table(void **state)
     assert_false(was_quiet);
     /* a template whose lines need nothing: lookups say so, and only of it */
     uint32_t q = look(&m, "quiet 1", &fresh);
-    m.ent[q].state = LDXI_MEMO_READY;
-    ldxi_memo_quiet(&m, q);
+    ldxi_memo_ready(&m, q);
     assert_int_equal(look(&m, "quiet 7", &fresh), q);
     assert_true(was_quiet);
     assert_int_equal(look(&m, "step 98 loss=7.1", &fresh), a);
