@@ -52,9 +52,18 @@ typedef struct {
     const char *text;
 } ldx_advice;
 
+/* A specific rule knows one framework's message; a concept rule knows a class's
+ * vocabulary in any framework. A concept diagnosis gives way to specific ones: it is
+ * dropped when a specific rule of its class fires or explains one of its lines, and
+ * otherwise ranks below specific diagnoses of its severity with a lower confidence. */
+typedef enum { LDX_LEVEL_SPECIFIC = 0, LDX_LEVEL_CONCEPT } ldx_rule_level;
+
+const char *ldx_rule_level_name(ldx_rule_level l);
+
 typedef struct {
     const char *id, *title, *klass, *category;
     ldx_severity severity;
+    ldx_rule_level level;
     const char *summary, *root_cause;
     const char *condition; /* NULL: any symptom signal fires the rule */
     const char *path;      /* the file it came from */

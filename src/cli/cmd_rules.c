@@ -92,6 +92,7 @@ static int rules_show(cli_opts *o)
     for (size_t k = strlen(r->title); k > 0; k--) putchar('=');
     printf("\n%-10s%s\n%-10s%s (%s)\n%-10s%s\n", "id", r->id, "class", r->klass, r->category,
            "severity", ldx_severity_name(r->severity));
+    if (r->level != LDX_LEVEL_SPECIFIC) printf("%-10s%s\n", "level", ldx_rule_level_name(r->level));
     joined("tags", &r->tags);
     joined("affects", &r->affects);
     joined("related", &r->related);

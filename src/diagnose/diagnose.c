@@ -423,6 +423,53 @@ static char *launcher_note(const ldx_file_report *fr)
     return NULL;
 }
 
+/* Does a symptom line of specific diagnosis s stand among d's evidence? Then the
+ * specific rule explains that line better than a concept rule can. */
+static bool shares_symptom_line(const ldx_diagnosis *s, const ldx_diagnosis *d)
+{
+    for (size_t i = 0; i < s->nevidence; i++) {
+        const ldx_evidence *e = &s->evidence[i];
+        bool symptom = false;
+        for (size_t k = 0; k < s->rule->nsignals && !symptom; k++)
+            symptom = s->rule->signals[k].name == e->signal &&
+                      s->rule->signals[k].role == LDX_SIGNAL_SYMPTOM;
+        if (!symptom) continue;
+        for (size_t j = 0; j < d->nevidence; j++)
+            if (d->evidence[j].line == e->line) return true;
+    }
+    return false;
+}
+
+/* Concept rules give way to specific ones: a concept diagnosis is dropped when a
+ * specific rule of its class fired or explains one of its lines; one that stays has a
+ * lower confidence and ranks below specific diagnoses of its severity. Keeps d[] and
+ * rules[] parallel; returns the new count. */
+static size_t give_way(ldx_diagnosis *d, const ldxi_rule **rules, size_t n)
+{
+    bool *drop = calloc(n ? n : 1, sizeof(bool));
+    if (!drop) return n; /* out of memory: keep everything rather than lose a finding */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n && d[i].rule->level == LDX_LEVEL_CONCEPT && !drop[i]; j++)
+            drop[i] = d[j].rule->level == LDX_LEVEL_SPECIFIC &&
+                      (!strcmp(d[j].rule->klass, d[i].rule->klass) ||
+                       shares_symptom_line(&d[j], &d[i]));
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (drop[i]) {
+            free_diagnosis(&d[i]);
+            continue;
+        }
+        if (d[i].rule->level == LDX_LEVEL_CONCEPT) {
+            d[i].confidence = fmax(0.05, round(d[i].confidence * 85.0) / 100.0);
+            d[i].score -= 0.06;
+        }
+        d[kept] = d[i];
+        rules[kept++] = rules[i];
+    }
+    free(drop);
+    return kept;
+}
+
 /* Sorts by score and names the roles: the first independent diagnosis initiates, the
  * other independent ones contribute; collateral ones stay collateral. */
 static void rank_and_role(ldx_file_report *fr)
@@ -484,6 +531,7 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
     if (st == LDX_OK) {
         const ldx_launcher_info *li = ldx_scanner_launcher(s);
         if (li) fr->launcher = *li;
+        fr->n = give_way(fr->diagnoses, fired, fr->n);
         assign_roles(fr->diagnoses, fr->n, fired, li);
         refine_related(fr->diagnoses, fr->n);
         rank_and_role(fr);

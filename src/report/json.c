@@ -100,6 +100,8 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
     cJSON_AddStringToObject(o, "title", r->title);
     cJSON_AddStringToObject(o, "category", r->category);
     cJSON_AddStringToObject(o, "severity", ldx_severity_name(r->severity));
+    if (r->level != LDX_LEVEL_SPECIFIC)
+        cJSON_AddStringToObject(o, "level", ldx_rule_level_name(r->level));
     cJSON_AddNumberToObject(o, "confidence", d->confidence);
     cJSON_AddStringToObject(o, "role", ldx_role_name(d->role));
     if (d->cause) cJSON_AddStringToObject(o, "caused_by", d->cause);

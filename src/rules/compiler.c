@@ -22,6 +22,11 @@ struct ldx_compiler {
     int failed; /* some rule was left out */
 };
 
+const char *ldx_rule_level_name(ldx_rule_level l)
+{
+    return l == LDX_LEVEL_CONCEPT ? "concept" : "specific";
+}
+
 ldx_status ldx_compiler_create(ldx_compiler **out, ldx_msgs *msgs)
 {
     ldx_compiler *c = calloc(1, sizeof(*c));

@@ -30,7 +30,7 @@ static void error_at(ctx *c, const ldxi_ynode *n, const char *fmt, ...)
 }
 
 static const char *const top_keys[] = {
-    "id", "title", "class", "category", "severity", "tags", "affects", "related",
+    "id", "title", "class", "category", "severity", "level", "tags", "affects", "related",
     "caused_by", "signals", "condition", "summary", "symptoms", "root_cause", "fix",
     "verify", "references", "examples", "advice", NULL};
 static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", "tail", "where", NULL};
@@ -776,6 +776,11 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
         else
             ri->severity = (ldx_severity)s;
     }
+    const char *level = scalar(&c, root, "level", 0);
+    if (level && !strcmp(level, "concept"))
+        ri->level = LDX_LEVEL_CONCEPT;
+    else if (level && strcmp(level, "specific"))
+        error_at(&c, ldxi_ymap_get(root, "level"), "level must be specific or concept");
     ri->tags = strlist(&c, root, "tags", 0, 0);
     ri->affects = strlist(&c, root, "affects", 0, 0);
     ri->related = strlist(&c, root, "related", 0, 0);

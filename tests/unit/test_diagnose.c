@@ -232,6 +232,50 @@ static void test_causal_order(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+/* A concept rule gives way to a specific rule of its class anywhere in the log, and to
+ * a specific rule of another class on its own lines; alone it fires with a lower
+ * confidence. */
+static void test_concept_gives_way(void **state)
+{
+    (void)state;
+    char *r[3];
+    r[0] = rule("t-oom", "cuda_oom", "high",
+                "  oom: {pattern: 'CUDA out of memory', weight: 3}\n", "");
+    r[1] = rule("t-oom-concept", "cuda_oom", "high",
+                "  oom: {pattern: 'out of memory', weight: 3}\n", "level: concept\n");
+    r[2] = rule("t-nan-concept", "nan_inf_loss", "high",
+                "  nan: {pattern: 'loss[:=] ?nan', weight: 3}\n", "level: concept\n");
+    ldx_ruleset *rs = compile(r, 3);
+    /* the specific rule fires: the concept rule of its class is gone, wherever it hit */
+    ldx_file_report *fr = analyze_text(rs, "XLA out of memory\nCUDA out of memory\n");
+    assert_int_equal(fr->n, 1);
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-oom");
+    ldx_file_report_destroy(fr);
+    /* alone, the concept rule reports, with a lower confidence than the specific one */
+    fr = analyze_text(rs, "XLA out of memory\n");
+    assert_int_equal(fr->n, 1);
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-oom-concept");
+    assert_int_equal(fr->diagnoses[0].rule->level, LDX_LEVEL_CONCEPT);
+    double concept_conf = fr->diagnoses[0].confidence;
+    ldx_file_report_destroy(fr);
+    fr = analyze_text(rs, "CUDA out of memory\n");
+    assert_true(fr->diagnoses[0].confidence > concept_conf);
+    ldx_file_report_destroy(fr);
+    /* a specific rule of another class on the same line explains it */
+    fr = analyze_text(rs, "CUDA out of memory, loss=nan\n");
+    assert_int_equal(fr->n, 1);
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-oom");
+    ldx_file_report_destroy(fr);
+    /* ... on another line it does not: both report, the specific one first where the
+     * two stand alike */
+    fr = analyze_text(rs, "CUDA out of memory\nloss=nan\n");
+    assert_int_equal(fr->n, 2);
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-oom");
+    assert_string_equal(fr->diagnoses[1].rule->id, "t-nan-concept");
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
 static void test_launcher_summary(void **state)
 {
     (void)state;
@@ -324,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_sequences_and_windows),
         cmocka_unit_test(test_causal_order),
         cmocka_unit_test(test_launcher_summary),
+        cmocka_unit_test(test_concept_gives_way),
         cmocka_unit_test(test_numbers_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
