@@ -12,8 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logdx/diagnose.h"
-#include "env.h"
+#include "diag_int.h"
 
 const char *ldx_version_component(size_t i)
 {
@@ -30,7 +29,7 @@ const char *ldx_role_name(ldx_role r)
     return "?";
 }
 
-static void free_evidence(ldx_evidence *e)
+void ldxi_evidence_free(ldx_evidence *e)
 {
     free(e->text);
     for (size_t c = 0; c < e->ncaps; c++) free(e->caps[c].value);
@@ -200,7 +199,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     if (d->nevidence > 1) qsort(d->evidence, d->nevidence, sizeof(ldx_evidence), ev_cmp);
     if (d->nevidence > EV_MAX) {
         /* keep the first ones and the very last: the start and the end of the story */
-        for (size_t i = EV_MAX - 1; i < d->nevidence - 1; i++) free_evidence(&d->evidence[i]);
+        for (size_t i = EV_MAX - 1; i < d->nevidence - 1; i++) ldxi_evidence_free(&d->evidence[i]);
         d->evidence[EV_MAX - 1] = d->evidence[d->nevidence - 1];
         d->nevidence = EV_MAX;
     }
@@ -258,7 +257,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
 
 static void free_diagnosis(ldx_diagnosis *d)
 {
-    for (size_t i = 0; i < d->nevidence; i++) free_evidence(&d->evidence[i]);
+    for (size_t i = 0; i < d->nevidence; i++) ldxi_evidence_free(&d->evidence[i]);
     free(d->evidence);
     for (size_t i = 0; i < d->ntrends; i++) free(d->trends[i].values);
     free(d->trends);
@@ -470,6 +469,55 @@ static size_t give_way(ldx_diagnosis *d, const ldxi_rule **rules, size_t n)
     return kept;
 }
 
+/* Diagnoses of a failure no rule names: each settles on the first failure the others
+ * do not explain, or goes (unclassified.c). Keeps d[] and rules[] parallel; returns the
+ * new count. */
+static size_t settle_unclassified(ldx_scanner *s, ldx_diagnosis *d, const ldxi_rule **rules,
+                                  size_t n, uint64_t lines, const ldx_launcher_info *li)
+{
+    /* the others, that explain failures: every diagnosis of another class */
+    ldx_diagnosis *o = calloc(n ? n : 1, sizeof *o);
+    const ldxi_rule **orules = calloc(n ? n : 1, sizeof *orules);
+    size_t no = 0;
+    if (!o || !orules) {
+        free(o);
+        free(orules);
+        return n;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED)) {
+            o[no] = d[i];
+            orules[no++] = rules[i];
+        }
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED) &&
+            !ldxi_unclassified_settle(s, rules[i], &d[i], o, orules, no, lines, li)) {
+            free_diagnosis(&d[i]);
+            continue;
+        }
+        d[kept] = d[i];
+        rules[kept++] = rules[i];
+    }
+    free(o);
+    free(orules);
+    return kept;
+}
+
+/* A failure no rule names ranks below every independent finding of a rule that does
+ * (above the collateral ones, which may follow from it). */
+static void lower_unclassified(ldx_diagnosis *d, size_t n)
+{
+    double floor = INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (d[i].role != LDX_ROLE_COLLATERAL && strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED))
+            floor = fmin(floor, d[i].score);
+    if (floor == INFINITY) return;
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED) && d[i].score >= floor)
+            d[i].score = floor - 0.01;
+}
+
 /* Sorts by score and names the roles: the first independent diagnosis initiates, the
  * other independent ones contribute; collateral ones stay collateral. */
 static void rank_and_role(ldx_file_report *fr)
@@ -532,8 +580,10 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
         const ldx_launcher_info *li = ldx_scanner_launcher(s);
         if (li) fr->launcher = *li;
         fr->n = give_way(fr->diagnoses, fired, fr->n);
+        fr->n = settle_unclassified(s, fr->diagnoses, fired, fr->n, fr->lines, li);
         assign_roles(fr->diagnoses, fr->n, fired, li);
         refine_related(fr->diagnoses, fr->n);
+        lower_unclassified(fr->diagnoses, fr->n);
         rank_and_role(fr);
     }
     free(fired);

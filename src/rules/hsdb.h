@@ -25,7 +25,7 @@ typedef struct {
     const struct ldxi_sigc_s *sc;
 } ldxi_sigref;
 
-enum { LDXI_HS_LAUNCHER = 0, LDXI_HS_VERSIONS, LDXI_HS_NSPECIAL };
+enum { LDXI_HS_LAUNCHER = 0, LDXI_HS_VERSIONS, LDXI_HS_FAILURE, LDXI_HS_NSPECIAL };
 
 /* What a database id stands for. */
 #define LDXI_HS_IGNORE UINT32_MAX /* a built-in signal whose rule was replaced */

@@ -82,7 +82,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         for (uint32_t l = 0; l < b->nbl; l++) {
             /* most lines have no match and no structure reader wants them: the next
              * that has one or a hint, unless the launcher's reader is following lines */
-            if (!s->launcher.state) {
+            if (!ldxi_scan_following(s)) {
                 while (k < b->nhot && b->hot[k] < l) k++;
                 if (k == b->nhot) break;
                 l = b->hot[k];
@@ -90,8 +90,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
             const char *text = b->buf + b->bl[l].off;
             size_t len = b->bl[l].len;
             uint64_t lineno = b->bl[l].lineno;
-            ldxi_scan_structure(s, text, len, lineno, b->bl[l].hints & LDXI_HINT_LAUNCHER,
-                                b->bl[l].hints & LDXI_HINT_VERSIONS);
+            ldxi_scan_structure(s, text, len, lineno, b->bl[l].hints);
             ldxi_linectx lc = {.ranked = true, .rank = b->bl[l].rank};
             long cur = -1;
             for (; mi < b->nm && b->m[mi].line == l; mi++) {

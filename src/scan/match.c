@@ -604,6 +604,7 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
                 uint32_t id = b->ph[p].id; /* a signal, a special, or a template hit */
                 if (id == h->nsig + LDXI_HS_LAUNCHER) hints |= LDXI_HINT_LAUNCHER;
                 if (id == h->nsig + LDXI_HS_VERSIONS) hints |= LDXI_HINT_VERSIONS;
+                if (id == h->nsig + LDXI_HS_FAILURE) hints |= LDXI_HINT_FAILURE;
                 b->pf_pairs += id < h->nsig;
                 p++;
             }

@@ -7,6 +7,7 @@
 
 #include "logdx/scan.h"
 #include "../rules/ruleset_int.h"
+#include "failure.h"
 #include "launcher.h"
 #include "memo.h"
 #include "../core/version.h"
@@ -90,7 +91,7 @@ typedef struct {
     uint32_t line;       /* its batch line */
 } ldxi_tline;
 
-enum { LDXI_HINT_LAUNCHER = 1, LDXI_HINT_VERSIONS = 2 };
+enum { LDXI_HINT_LAUNCHER = 1, LDXI_HINT_VERSIONS = 2, LDXI_HINT_FAILURE = 4 };
 
 typedef struct {
     uint32_t line, id;   /* a prefilter hit: batch line index, database id */
@@ -202,6 +203,7 @@ struct ldx_scanner {
     pcre2_match_data *md;
     char *clean;          /* the line without ANSI escapes */
     ldxi_launcher launcher;
+    ldxi_failure failure; /* how the processes died (failure.c) */
     char versions[LDXI_NCOMPONENTS][32]; /* "" when not seen */
     pcre2_match_context *mctx;           /* match, depth and heap limits */
     uint64_t *limit_hits;                /* per rule: lines where a limit stopped a match */
@@ -285,6 +287,9 @@ void ldxi_scanner_flush(ldx_scanner *s);
 void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
 /* PCRE2 from text[start]: no match of the signal may start before it (the line memo
  * knows where the first one can, see batch.c); lookbehinds still see the text before. */
+/* Whether signal k of rule i (its pattern and where) matches text: a question about a
+ * line, recorded nowhere. Only between scans (it uses the scanner's match data). */
+bool ldxi_scan_matches_text(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len);
 bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
                      size_t start, pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm);
 /* Counts, as a run of signal k of rule i, the answer it took from another signal's run of
@@ -326,7 +331,12 @@ void ldxi_twins_split_all(ldx_scanner *s);
 /* The results are asked for: every twin takes a copy of its head's state. */
 void ldxi_twins_sync(ldx_scanner *s);
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
-                         bool launcher_hint, bool version_hint);
+                         uint8_t hints);
+/* Whether a structure reader is in the middle of a block and wants every line. */
+static inline bool ldxi_scan_following(const ldx_scanner *s)
+{
+    return s->launcher.state || s->failure.nopen;
+}
 /* The batch (or line) is about to be reused: pending last hits keep a copy of their
  * line. */
 void ldxi_scan_materialize(ldx_scanner *s);

@@ -115,6 +115,7 @@ static void clear(ldx_scanner *s)
     s->nconfirm = 0;
     memset(&s->pf, 0, sizeof s->pf);
     memset(&s->launcher, 0, sizeof s->launcher);
+    ldxi_failure_reset(&s->failure);
     memset(s->versions, 0, sizeof s->versions);
     if (s->rule_lines) memset(s->rule_lines, 0, s->rs->n * sizeof(uint64_t));
     for (size_t i = 0; s->trk && i < s->rs->n; i++)
@@ -517,12 +518,24 @@ void ldxi_scan_count(ldx_scanner *s, size_t i, const ldxi_rulecount *rc)
         __atomic_store_n(&s->rule_off[i], true, __ATOMIC_RELAXED);
 }
 
+bool ldxi_scan_matches_text(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len)
+{
+    /* not through ldxi_scan_match: this is no run of the scan, and counts nowhere */
+    const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
+    pcre2_code *code = ldxi_sig_code(sc);
+    return code && pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx) >= 0 &&
+           ldxi_scan_where(sc, text, s->md);
+}
+
 /* The structure readers see every line they may care about. */
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
-                         bool launcher_hint, bool version_hint)
+                         uint8_t hints)
 {
-    if (s->launcher.state || launcher_hint) ldxi_launcher_feed(&s->launcher, text, len, lineno);
-    if (version_hint) ldxi_versions_feed(s, text, len);
+    if (s->launcher.state || (hints & LDXI_HINT_LAUNCHER))
+        ldxi_launcher_feed(&s->launcher, text, len, lineno);
+    if (hints & LDXI_HINT_VERSIONS) ldxi_versions_feed(s, text, len);
+    if (s->failure.nopen || (hints & LDXI_HINT_FAILURE))
+        ldxi_failure_feed(&s->failure, text, len, lineno);
 }
 
 /* The plain engine: every pattern on the line. */
@@ -531,7 +544,10 @@ void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t line
     ldxi_linectx lc = {.parsed = false};
     if (s->rs->max_tail) ldxi_tail_keep(s, text, len, lineno);
     /* cheap tests first: the summary's lines all have a ':', banners a '.' */
-    ldxi_scan_structure(s, text, len, lineno, memchr(text, ':', len) != NULL, true);
+    uint8_t hints = LDXI_HINT_VERSIONS;
+    if (memchr(text, ':', len)) hints |= LDXI_HINT_LAUNCHER;
+    if (ldxi_failure_wants(text, len)) hints |= LDXI_HINT_FAILURE;
+    ldxi_scan_structure(s, text, len, lineno, hints);
     for (size_t i = 0; i < s->rs->n; i++) {
         const ldxi_rule *r = s->rs->rules[i];
         bool hit = false;

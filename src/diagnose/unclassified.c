@@ -1,0 +1,203 @@
+/* A failed run that no rule names is never answered with silence.
+ *
+ * The rules of class unclassified_failure fire on the words of dying (a traceback's
+ * header, std::terminate, a fatal signal, a launcher's or scheduler's non-zero exit);
+ * the failure reader (scan/failure.c) has read the blocks themselves. Here the first
+ * failure that no other fired rule explains becomes the diagnosis: its line, its rank,
+ * the exception's type and the innermost frame outside libraries, where the user's
+ * code was. A failure another rule's symptom pattern matches (the OutOfMemoryError
+ * line of a CUDA OOM) is explained; an exit status says nothing beyond "it failed", so
+ * it is only used when no other rule fired at all. An exception that the log goes on
+ * long after, with no launcher or exit report behind it, was handled: not a failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag_int.h"
+#include "../core/util.h"
+
+/* an exception this close to the end of the log is where the process died */
+#define TERMINAL_SPAN 400
+
+typedef struct {
+    uint64_t line;
+    const ldxi_fail_event *ev; /* a block the reader read, or */
+    const ldxi_hit *hit;       /* a line of one of the rule's own signals */
+    size_t sig;
+} candidate;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Signals whose name starts with "exit" report an exit status: weak evidence. */
+static bool exit_report(const ldxi_rule *r, size_t k)
+{
+    return strncmp(r->info.signals[k].name, "exit", 4) == 0;
+}
+
+/* Does another fired rule explain this line: evidence of its own there, or one of its
+ * symptom patterns matching the text? */
+static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *const *rules,
+                      size_t n, uint64_t line, const char *text)
+{
+    size_t len = strlen(text);
+    for (size_t j = 0; j < n; j++) {
+        for (size_t e = 0; e < d[j].nevidence; e++)
+            if (d[j].evidence[e].line == line) return true;
+        const ldxi_rule *o = rules[j];
+        for (size_t k = 0; k < o->info.nsignals; k++)
+            if (o->info.signals[k].role == LDX_SIGNAL_SYMPTOM && !o->info.signals[k].tail &&
+                ldxi_scan_matches_text(s, o->index, k, text, len))
+                return true;
+    }
+    return false;
+}
+
+static bool add(ldx_diagnosis *u, size_t *cap, uint64_t line, const char *text,
+                const char *signal)
+{
+    if (ldxi_grow((void **)&u->evidence, cap, u->nevidence + 1, sizeof(ldx_evidence)) != LDX_OK)
+        return false;
+    ldx_evidence *e = &u->evidence[u->nevidence];
+    memset(e, 0, sizeof *e);
+    e->line = line;
+    e->signal = signal;
+    e->text = ldxi_strdup(text);
+    if (!e->text) return false;
+    ldx_line_info li;
+    ldx_line_parse(text, strlen(text), &li);
+    e->rank = li.rank;
+    e->ts_kind = li.ts_kind;
+    e->ts = li.ts;
+    e->step = li.step;
+    memcpy(e->host, li.host, sizeof e->host);
+    u->nevidence++;
+    return true;
+}
+
+static void capture(ldx_evidence *e, const char *name, const char *value)
+{
+    if (!value || !*value) return;
+    ldx_capture *c = realloc(e->caps, (e->ncaps + 1) * sizeof *c);
+    if (!c) return;
+    e->caps = c;
+    c[e->ncaps].name = name;
+    c[e->ncaps].value = ldxi_strdup(value);
+    if (c[e->ncaps].value) e->ncaps++;
+}
+
+/* The chosen failure becomes u's evidence, line and rank. */
+static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
+{
+    for (size_t i = 0; i < u->nevidence; i++) ldxi_evidence_free(&u->evidence[i]);
+    u->nevidence = 0;
+    size_t cap = 0;
+    free(u->evidence);
+    u->evidence = NULL;
+    bool ok;
+    if (c->ev) {
+        const ldxi_fail_event *ev = c->ev;
+        static const char *const names[] = {"", "exception", "terminate", "fatal_error"};
+        ok = add(u, &cap, ev->what.line, ev->what.text, names[ev->kind]);
+        if (ok) capture(&u->evidence[0], "type", ev->type);
+        if (ok && ev->detail.line) ok = add(u, &cap, ev->detail.line, ev->detail.text, "what");
+        if (ok && ev->frame.line) {
+            ok = add(u, &cap, ev->frame.line, ev->frame.text, "frame");
+            if (ok) {
+                ldx_evidence *e = &u->evidence[u->nevidence - 1];
+                char num[24];
+                snprintf(num, sizeof num, "%ld", ev->frame_lineno);
+                capture(e, "file", ev->file);
+                capture(e, "line", num);
+                capture(e, "function", ev->func);
+            }
+        }
+        u->confidence = ev->frame.line ? 0.55 : 0.5;
+    } else {
+        ok = add(u, &cap, c->hit->line, c->hit->text ? c->hit->text : "",
+                 r->info.signals[c->sig].name);
+        const ldxi_sigc *sc = &r->sigs[c->sig];
+        for (size_t k = 0; ok && c->hit->caps && k < sc->ncaps; k++)
+            capture(&u->evidence[0], sc->capnames[k], c->hit->caps[k]);
+        u->confidence = exit_report(r, c->sig) ? 0.4 : 0.5;
+    }
+    if (!ok) return false;
+    /* the failure's line is the first one kept; the evidence reads in line order */
+    ldx_evidence first = u->evidence[0];
+    for (size_t i = 1; i < u->nevidence; i++)
+        for (size_t j = i; j > 0 && u->evidence[j].line < u->evidence[j - 1].line; j--) {
+            ldx_evidence t = u->evidence[j];
+            u->evidence[j] = u->evidence[j - 1];
+            u->evidence[j - 1] = t;
+        }
+    const ldx_evidence *m = &first;
+    u->line = m->line;
+    u->rank = m->rank;
+    u->ts_kind = m->ts_kind;
+    u->ts = m->ts;
+    free(u->ranks);
+    u->ranks = NULL;
+    u->nranks = 0;
+    if (m->rank >= 0 && (u->ranks = malloc(sizeof(int)))) {
+        u->ranks[0] = m->rank;
+        u->nranks = 1;
+    }
+    return true;
+}
+
+bool ldxi_unclassified_settle(ldx_scanner *s, const ldxi_rule *r, ldx_diagnosis *u,
+                              const ldx_diagnosis *d, const ldxi_rule *const *rules, size_t n,
+                              uint64_t lines, const ldx_launcher_info *launcher)
+{
+    const ldxi_fail_event *evs[LDXI_FAIL_EVENTS + 1 + LDXI_FAIL_OPEN];
+    size_t nev = ldxi_failure_events(&s->failure, evs, sizeof evs / sizeof evs[0]);
+    size_t ncand = nev;
+    for (size_t k = 0; k < r->info.nsignals; k++) {
+        const ldxi_sigstate *ss = ldxi_scanner_state(s, r->index, k);
+        ncand += ss->nfirst + ss->has_last;
+    }
+    candidate *c = calloc(ncand ? ncand : 1, sizeof *c);
+    if (!c) return true; /* out of memory: keep what the rule said */
+    size_t m = 0;
+    /* the last exit report, fatal signal or launcher summary: a process ended there */
+    uint64_t last_end = launcher && launcher->present ? launcher->line : 0;
+    for (size_t i = 0; i < nev; i++) c[m++] = (candidate){.line = evs[i]->what.line, .ev = evs[i]};
+    for (size_t k = 0; k < r->info.nsignals; k++) {
+        if (r->info.signals[k].role != LDX_SIGNAL_SYMPTOM) continue;
+        const ldxi_sigstate *ss = ldxi_scanner_state(s, r->index, k);
+        uint64_t last = ldxi_sigstate_last_line(ss);
+        if (last > last_end && ss->count) last_end = last;
+        for (uint32_t h = 0; h < ss->nfirst; h++)
+            c[m++] = (candidate){.line = ss->first[h].line, .hit = &ss->first[h], .sig = k};
+        if (ss->has_last) c[m++] = (candidate){.line = ss->last.line, .hit = &ss->last, .sig = k};
+    }
+    qsort(c, m, sizeof *c, cand_cmp);
+    const candidate *pick = NULL;
+    for (size_t i = 0; i < m && !pick; i++) {
+        if (c[i].hit) {
+            /* a hit of a signal the reader stands for (a traceback's header) is read
+             * as the block itself */
+            const char *name = r->info.signals[c[i].sig].name;
+            if (!strcmp(name, "traceback") || !strcmp(name, "terminate") ||
+                !strcmp(name, "fatal_python"))
+                continue;
+            if (exit_report(r, c[i].sig) && n) continue;
+            if (explained(s, d, rules, n, c[i].line, c[i].hit->text ? c[i].hit->text : ""))
+                continue;
+        } else {
+            const ldxi_fail_event *ev = c[i].ev;
+            bool terminal = lines - ev->what.line <= TERMINAL_SPAN || last_end > ev->what.line ||
+                            ev->kind != LDXI_FAIL_EXCEPTION;
+            if (!terminal || explained(s, d, rules, n, ev->what.line, ev->what.text) ||
+                (ev->detail.line && explained(s, d, rules, n, ev->detail.line, ev->detail.text)))
+                continue;
+        }
+        pick = &c[i];
+    }
+    bool keep = pick && describe(u, r, pick);
+    free(c);
+    return keep;
+}

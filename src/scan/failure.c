@@ -1,0 +1,328 @@
+/* Reads the blocks a dying process prints:
+ *
+ *   [rank3]: Traceback (most recent call last):
+ *   [rank3]:   File "/work/train.py", line 88, in <module>
+ *   [rank3]:     main()
+ *   [rank3]:   File "/usr/lib/python3.10/site-packages/torch/nn/modules/module.py", ...
+ *   [rank3]: KeyError: 'labels'
+ *
+ *   terminate called after throwing an instance of 'c10::Error'
+ *     what():  CUDA error: an illegal memory access was encountered
+ *
+ *   Fatal Python error: Segmentation fault
+ *   Current thread 0x00007f... (most recent call first):
+ *     File "/work/model.py", line 12 in forward
+ *
+ * A block's lines carry what its first line carries before the keyword (a rank's tag,
+ * a host, nothing), so lines with that prefix continue it and other ranks' lines, which
+ * interleave, do not. The exception line is the first line after the frames that names
+ * an exception type; its innermost frame outside libraries is where the user's code
+ * was. The layout follows CPython's traceback.py (print_exception: "Traceback (most
+ * recent call last):", '  File "%s", line %d, in %s', then "Type: message"; chained
+ * exceptions between "During handling of the above exception, another exception
+ * occurred:" or "The above exception was the direct cause of the following
+ * exception:"), Python/faulthandler.c ('  File "%s", line %d in %s', most recent call
+ * first) and libstdc++'s verbose terminate handler (vterminate.cc: "terminate called
+ * after throwing an instance of '%s'", "  what():  %s"). */
+#include "failure.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "logdx/scan.h"
+#include "../core/util.h"
+
+enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT };
+
+#define TB "Traceback (most recent call last):"
+#define IGNORED "Exception ignored in"
+#define TERMINATE "terminate called after throwing an instance of"
+#define FATAL "Fatal Python error: "
+/* a block still open this many lines after its last frame ends without an event (a
+ * traceback cut off, or one whose exception line never came) */
+#define BLOCK_SPAN 60
+
+static const char *find(const char *s, size_t n, const char *what)
+{
+    return ldxi_memmem(s, n, what, strlen(what));
+}
+
+void ldxi_failure_reset(ldxi_failure *f)
+{
+    f->nopen = 0;
+    f->nev = 0;
+    f->has_last = false;
+    f->ignored_line = 0;
+}
+
+bool ldxi_failure_wants(const char *text, size_t len)
+{
+    size_t n = len < 4096 ? len : 4096;
+    return find(text, n, "Traceback (most") || find(text, n, IGNORED) ||
+           find(text, n, "terminate called") || find(text, n, "Fatal Python error");
+}
+
+static void keep_line(ldxi_fail_line *l, const char *text, size_t len, uint64_t lineno)
+{
+    size_t n = len < sizeof l->text - 1 ? len : sizeof l->text - 1;
+    memcpy(l->text, text, n);
+    l->text[n] = '\0';
+    l->line = lineno;
+}
+
+static void copy_span(char *dst, size_t size, const char *p, size_t n)
+{
+    if (n >= size) n = size - 1;
+    memcpy(dst, p, n);
+    dst[n] = '\0';
+}
+
+bool ldxi_failure_library_file(const char *file)
+{
+    static const char *const lib[] = {
+        "site-packages", "dist-packages", "/lib/python", "\\lib\\python", "\\Lib\\",
+        "/lib64/python", "<frozen ", "<string>", "/usr/lib/", "/_bootstrap", "/runpy.py",
+        "\\runpy.py", "/threading.py", "/multiprocessing/", "\\multiprocessing\\",
+        /* console entry points: torchrun, accelerate, deepspeed */
+        "/bin/", "\\Scripts\\", NULL};
+    for (const char *const *l = lib; *l; l++)
+        if (strstr(file, *l)) return true;
+    return false;
+}
+
+static void record(ldxi_failure *f, const ldxi_fail_event *ev)
+{
+    if (f->nev < LDXI_FAIL_EVENTS) {
+        f->ev[f->nev++] = *ev;
+    } else {
+        f->last = *ev;
+        f->has_last = true;
+    }
+}
+
+/* '  File "x.py", line 12, in f' (traceback) or '  File "x.py", line 12 in f'
+ * (faulthandler): false when the text is no frame; else its file, line and function
+ * in *ev, and whether the file is a library's in *lib. */
+static bool frame_of(const char *s, size_t n, ldxi_fail_event *ev, bool *lib)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (i == 0 || n - i < 8 || memcmp(s + i, "File \"", 6) != 0) return false;
+    const char *file = s + i + 6, *end = s + n;
+    const char *q = memchr(file, '"', (size_t)(end - file));
+    if (!q) return false;
+    const char *line = find(q, (size_t)(end - q), ", line ");
+    if (!line) return false;
+    const char *d = line + 7;
+    long v = 0;
+    while (d < end && isdigit((unsigned char)*d) && v < 100000000) v = v * 10 + (*d++ - '0');
+    copy_span(ev->file, sizeof ev->file, file, (size_t)(q - file));
+    ev->frame_lineno = v;
+    ev->func[0] = '\0';
+    const char *in = find(d, (size_t)(end - d), " in ");
+    if (in) {
+        const char *fn = in + 4, *fe = fn;
+        while (fe < end && !isspace((unsigned char)*fe)) fe++;
+        copy_span(ev->func, sizeof ev->func, fn, (size_t)(fe - fn));
+    }
+    *lib = ldxi_failure_library_file(ev->file);
+    return true;
+}
+
+static void take_frame(ldxi_fail_event *ev, const ldxi_fail_event *fr, const char *line,
+                       size_t len, uint64_t lineno)
+{
+    memcpy(ev->file, fr->file, sizeof ev->file);
+    memcpy(ev->func, fr->func, sizeof ev->func);
+    ev->frame_lineno = fr->frame_lineno;
+    keep_line(&ev->frame, line, len, lineno);
+}
+
+/* "KeyError: 'x'", "torch.OutOfMemoryError: CUDA out of memory", "KeyboardInterrupt":
+ * a dotted name whose last part starts upper-case and is not all capitals (INFO:,
+ * NCCL:), then ':' or the end of the line. The type's length, 0 when it is no such
+ * line. */
+static size_t exception_type(const char *s, size_t n)
+{
+    size_t i = 0, part = 0;
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
+    while (i < n && (isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '.')) {
+        if (s[i] == '.') part = i + 1;
+        i++;
+    }
+    if (i < n && s[i] != ':') return 0;
+    if (part >= i || !isupper((unsigned char)s[part])) return 0;
+    bool lower = false;
+    for (size_t k = part; k < i; k++) lower |= islower((unsigned char)s[k]) != 0;
+    return lower ? i : 0;
+}
+
+static void close_block(ldxi_failure *f, uint32_t b)
+{
+    f->open[b] = f->open[--f->nopen];
+}
+
+static ldxi_fail_block *open_block(ldxi_failure *f, const char *text, size_t plen, int mode,
+                                   uint64_t lineno)
+{
+    /* a new block on a prefix replaces the one open there */
+    for (uint32_t b = 0; b < f->nopen; b++)
+        if (f->open[b].plen == plen && memcmp(f->open[b].prefix, text, plen) == 0) {
+            close_block(f, b);
+            break;
+        }
+    if (f->nopen == LDXI_FAIL_OPEN) close_block(f, 0);
+    ldxi_fail_block *o = &f->open[f->nopen++];
+    memset(o, 0, sizeof *o);
+    memcpy(o->prefix, text, plen);
+    o->plen = plen;
+    o->rank = ldx_line_rank(text, plen);
+    o->mode = mode;
+    o->start = o->last_frame = lineno;
+    return o;
+}
+
+/* Does the line carry the block's prefix? The same bytes, or (timestamps that a log
+ * collector puts on every line) the same with other digits on the same rank. */
+static bool same_prefix(const ldxi_fail_block *o, const char *text, size_t n)
+{
+    if (o->plen > n) return false;
+    if (memcmp(o->prefix, text, o->plen) == 0) return true;
+    for (size_t i = 0; i < o->plen; i++)
+        if (o->prefix[i] != text[i] &&
+            !(isdigit((unsigned char)o->prefix[i]) && isdigit((unsigned char)text[i])))
+            return false;
+    return ldx_line_rank(text, o->plen) == o->rank;
+}
+
+static bool starts(const char *s, size_t n, const char *what)
+{
+    size_t l = strlen(what);
+    return n >= l && memcmp(s, what, l) == 0;
+}
+
+/* One line of an open block, its prefix taken off (s, n). */
+static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t len,
+                           const char *s, size_t n, uint64_t lineno)
+{
+    ldxi_fail_block *o = &f->open[b];
+    ldxi_fail_event fr;
+    bool lib = false;
+    switch (o->mode) {
+    case MODE_WHAT:
+        if (find(s, n < 64 ? n : 64, "what():")) {
+            keep_line(&o->ev.detail, line, len, lineno);
+            record(f, &o->ev);
+            close_block(f, b);
+        } else if (lineno - o->start > 3) {
+            record(f, &o->ev); /* no what(): the type alone */
+            close_block(f, b);
+        }
+        return;
+    case MODE_FAULT:
+        /* most recent call first: the first frame outside libraries is the innermost */
+        if (frame_of(s, n, &fr, &lib)) {
+            if (!lib && !o->ev.frame.line) take_frame(&o->ev, &fr, line, len, lineno);
+            o->last_frame = lineno;
+            return;
+        }
+        if (n == 0 || starts(s, n, "Current thread") || starts(s, n, "Thread 0x") ||
+            starts(s, n, "Stack (most recent call first)") || (s[0] == ' ' || s[0] == '\t'))
+            return;
+        record(f, &o->ev); /* the dump is over */
+        close_block(f, b);
+        return;
+    default:
+        if (frame_of(s, n, &fr, &lib)) {
+            o->frames++;
+            o->last_frame = lineno;
+            if (!lib) take_frame(&o->ev, &fr, line, len, lineno);
+            return;
+        }
+        if (n && (s[0] == ' ' || s[0] == '\t')) return; /* source text, carets */
+        size_t t = o->frames ? exception_type(s, n) : 0;
+        if (t) {
+            o->ev.kind = LDXI_FAIL_EXCEPTION;
+            copy_span(o->ev.type, sizeof o->ev.type, s, t);
+            keep_line(&o->ev.what, line, len, lineno);
+            if (!o->ignored) record(f, &o->ev);
+            close_block(f, b);
+        }
+        /* else another process's line, or the words between chained exceptions: the
+         * block waits (and ends BLOCK_SPAN lines after its last frame) */
+        return;
+    }
+}
+
+size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, size_t max)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < f->nev && n < max; i++) out[n++] = &f->ev[i];
+    if (f->has_last && n < max) out[n++] = &f->last;
+    /* a dump or a terminate the log ends in: the process died printing it */
+    for (uint32_t b = 0; b < f->nopen && n < max; b++)
+        if (f->open[b].mode != MODE_TRACEBACK) out[n++] = &f->open[b].ev;
+    return n;
+}
+
+void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t lineno)
+{
+    size_t n = len < 8192 ? len : 8192;
+    const char *p;
+    if ((p = find(text, n, TB))) {
+        size_t plen = (size_t)(p - text);
+        if (plen >= sizeof f->open[0].prefix) return;
+        ldxi_fail_block *o = open_block(f, text, plen, MODE_TRACEBACK, lineno);
+        o->ignored = f->ignored_line && lineno - f->ignored_line <= 2;
+        return;
+    }
+    if (find(text, n, IGNORED)) {
+        f->ignored_line = lineno;
+        return;
+    }
+    if ((p = find(text, n, TERMINATE))) {
+        size_t plen = (size_t)(p - text);
+        if (plen >= sizeof f->open[0].prefix) return;
+        ldxi_fail_block *o = open_block(f, text, plen, MODE_WHAT, lineno);
+        o->ev.kind = LDXI_FAIL_TERMINATE;
+        keep_line(&o->ev.what, text, len, lineno);
+        const char *q = p + strlen(TERMINATE);
+        const char *end = text + n;
+        while (q < end && (*q == ' ' || *q == '\'')) q++;
+        const char *qe = q;
+        while (qe < end && *qe != '\'') qe++;
+        copy_span(o->ev.type, sizeof o->ev.type, q, (size_t)(qe - q));
+        return;
+    }
+    if ((p = find(text, n, FATAL))) {
+        size_t plen = (size_t)(p - text);
+        if (plen >= sizeof f->open[0].prefix) return;
+        ldxi_fail_block *o = open_block(f, text, plen, MODE_FAULT, lineno);
+        o->ev.kind = LDXI_FAIL_FATAL;
+        keep_line(&o->ev.what, text, len, lineno);
+        const char *q = p + strlen(FATAL);
+        copy_span(o->ev.type, sizeof o->ev.type, q, (size_t)(text + n - q));
+        return;
+    }
+    /* the line continues the block open on its prefix, if any (the longest prefix
+     * first: "[rank1]:" before "") */
+    int best = -1;
+    for (uint32_t b = 0; b < f->nopen; b++)
+        if ((best < 0 || f->open[b].plen > f->open[best].plen) && same_prefix(&f->open[b], text, n))
+            best = (int)b;
+    if (best >= 0) {
+        size_t plen = f->open[best].plen;
+        continue_block(f, (uint32_t)best, text, len, text + plen, n - plen, lineno);
+    }
+    /* blocks nobody continues end in time */
+    for (uint32_t b = 0; b < f->nopen;) {
+        ldxi_fail_block *o = &f->open[b];
+        if (lineno > o->last_frame + BLOCK_SPAN) {
+            if (o->mode != MODE_TRACEBACK) record(f, &o->ev);
+            close_block(f, b);
+        } else {
+            b++;
+        }
+    }
+}

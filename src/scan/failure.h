@@ -1,0 +1,70 @@
+/* The failure reader: how a process died, read from the blocks that Python and C++
+ * runtimes print when they die (an uncaught exception's traceback, std::terminate,
+ * faulthandler's dump), for the diagnosis of a failure no rule names. Fed by the
+ * scanner with the lines its prefilter hints at, and every line while a block is open. */
+#ifndef LDX_SCAN_FAILURE_H
+#define LDX_SCAN_FAILURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LDXI_FAIL_EVENTS 16 /* the first ones kept (and the latest after them) */
+#define LDXI_FAIL_OPEN 8    /* blocks open at once: one per rank's prefix */
+#define LDXI_FAIL_TEXT 300
+
+typedef enum {
+    LDXI_FAIL_EXCEPTION = 1, /* a traceback's exception line */
+    LDXI_FAIL_TERMINATE,     /* "terminate called after throwing an instance of" */
+    LDXI_FAIL_FATAL          /* faulthandler's "Fatal Python error: ..." */
+} ldxi_fail_kind;
+
+typedef struct {
+    uint64_t line;
+    char text[LDXI_FAIL_TEXT];
+} ldxi_fail_line;
+
+typedef struct {
+    ldxi_fail_kind kind;
+    ldxi_fail_line what;   /* the exception line, the terminate line, the fatal error */
+    ldxi_fail_line detail; /* terminate's "what():" line (line 0: none) */
+    ldxi_fail_line frame;  /* the innermost frame outside libraries (line 0: none) */
+    char file[200];        /* that frame's file, line and function */
+    long frame_lineno;
+    char func[64];
+    char type[96];         /* the exception's type, "c10::Error", "Segmentation fault" */
+} ldxi_fail_event;
+
+typedef struct {
+    char prefix[64]; /* what stands before "Traceback" on its line: a rank's tag */
+    size_t plen;
+    int rank;        /* the prefix's rank, -1: none */
+    int mode;        /* traceback, terminate's what(), faulthandler's stack */
+    uint64_t start, last_frame;
+    uint32_t frames;
+    bool ignored;    /* "Exception ignored in ...": Python went on */
+    ldxi_fail_event ev;
+} ldxi_fail_block;
+
+typedef struct {
+    ldxi_fail_block open[LDXI_FAIL_OPEN];
+    uint32_t nopen;
+    ldxi_fail_event ev[LDXI_FAIL_EVENTS];
+    uint32_t nev;
+    ldxi_fail_event last; /* the latest event after the first LDXI_FAIL_EVENTS */
+    bool has_last;
+    uint64_t ignored_line; /* the last "Exception ignored in" line */
+} ldxi_failure;
+
+void ldxi_failure_reset(ldxi_failure *f);
+/* Whether the reader wants a line when no block is open (the plain engine's cheap test;
+ * the prefilter's special pattern says the same). */
+bool ldxi_failure_wants(const char *text, size_t len);
+void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t lineno);
+/* The events so far in line order, at most max: the first ones, the latest, and the
+ * dumps the log ends in (a process that died while printing). */
+size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, size_t max);
+/* Whether a frame's file belongs to an installed library or the interpreter. */
+bool ldxi_failure_library_file(const char *file);
+
+#endif

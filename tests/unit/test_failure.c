@@ -1,0 +1,237 @@
+/* A failed run no rule names: the failure reader (tracebacks, terminate, faulthandler)
+ * and the unclassified_failure diagnosis built from it, with both engines. */
+#include "test_util.h"
+
+#define RULE(id, klass, sev, signals, extra)                                                   \
+    "id: " id "\ntitle: " id "\nclass: " klass "\nseverity: " sev "\nsignals:\n" signals extra \
+    "summary: s\nsymptoms: [{symptom: a, why: b}]\nroot_cause: r\nfix: [f]\nverify: [v]\n"     \
+    "references: ['https://example.org']\nexamples: {match: [x], no_match: [y]}\n"
+
+static const char *const texts[] = {
+    RULE("t-unc", "unclassified_failure", "medium",
+         "  traceback: {pattern: 'Traceback \\(most recent call last\\):', weight: 2}\n"
+         "  terminate: {pattern: 'terminate called after throwing an instance of', weight: 2}\n"
+         "  fatal_python: {pattern: 'Fatal Python error: ', weight: 2}\n"
+         "  exit_status: {pattern: 'exit code (?<code>-?\\d+)', where: 'code != 0'}\n",
+         ""),
+    RULE("t-oom", "cuda_oom", "high", "  oom: {pattern: 'CUDA out of memory', weight: 3}\n", ""),
+    RULE("t-tok", "tokenizer_sequence_too_long", "low",
+         "  tok: {pattern: 'Token indices sequence length is longer'}\n", ""),
+    RULE("t-child", "launcher_child_failed", "medium",
+         "  child: {pattern: 'ChildFailedError'}\n", "caused_by: [unclassified_failure]\n"),
+};
+static const char *const names[] = {"u.yaml", "o.yaml", "t.yaml", "c.yaml"};
+
+static ldx_ruleset *ruleset(const char *engine)
+{
+    ldx_ruleset *rs = compile_rule_texts(names, texts, NULL, 4, engine, false, NULL, 0);
+    assert_non_null(rs);
+    return rs;
+}
+
+static const char *const engines[] = {NULL, "pcre2"};
+
+static const ldx_diagnosis *find(const ldx_file_report *fr, const char *klass, size_t *at)
+{
+    for (size_t i = 0; i < fr->n; i++)
+        if (!strcmp(fr->diagnoses[i].rule->klass, klass)) {
+            if (at) *at = i;
+            return &fr->diagnoses[i];
+        }
+    return NULL;
+}
+
+static const char *cap(const ldx_diagnosis *d, const char *signal, const char *name)
+{
+    for (size_t i = 0; i < d->nevidence; i++) {
+        if (strcmp(d->evidence[i].signal, signal)) continue;
+        for (size_t c = 0; c < d->evidence[i].ncaps; c++)
+            if (!strcmp(d->evidence[i].caps[c].name, name)) return d->evidence[i].caps[c].value;
+    }
+    return NULL;
+}
+
+/* The exception line, its type, and the innermost frame outside libraries. */
+static void test_exception_and_frame(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs,
+            "step 1 loss 2.3\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/home/u/train.py\", line 88, in <module>\n"
+            "    main()\n"
+            "  File \"/home/u/data.py\", line 17, in collate\n"
+            "    ids = [x[\"input_ids\"] for x in items]\n"
+            "  File \"/usr/lib/python3.10/site-packages/foo/bar.py\", line 3, in baz\n"
+            "    raise KeyError(k)\n"
+            "           ^^^^^^^^^\n"
+            "KeyError: 'input_ids'\n");
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(fr->n, 1);
+        assert_int_equal(d->line, 10);
+        assert_int_equal(d->role, LDX_ROLE_INITIATING);
+        assert_string_equal(cap(d, "exception", "type"), "KeyError");
+        assert_string_equal(cap(d, "frame", "file"), "/home/u/data.py");
+        assert_string_equal(cap(d, "frame", "line"), "17");
+        assert_string_equal(cap(d, "frame", "function"), "collate");
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
+/* Ranks' tracebacks interleave; each keeps to its own prefix. Rank 1's exception comes
+ * first, with its own frame. */
+static void test_interleaved_ranks(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs,
+            "[rank0]: Traceback (most recent call last):\n"
+            "[rank1]: Traceback (most recent call last):\n"
+            "[rank0]:   File \"/w/a.py\", line 5, in zero\n"
+            "[rank1]:   File \"/w/b.py\", line 7, in one\n"
+            "[rank0]:     f()\n"
+            "[rank1]:     g()\n"
+            "[rank1]: ValueError: bad shard\n"
+            "[rank0]: RuntimeError: peer gone\n");
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(d->line, 7);
+        assert_int_equal(d->rank, 1);
+        assert_string_equal(cap(d, "exception", "type"), "ValueError");
+        assert_string_equal(cap(d, "frame", "file"), "/w/b.py");
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
+/* Not failures: the noise of a shutdown, a handled exception the run went on long
+ * after, a traceback whose exception another rule names. */
+static void test_not_failures(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs,
+            "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/home/u/x.py\", line 1479, in __del__\n"
+            "    self._shutdown_workers()\n"
+            "AttributeError: 'NoneType' object has no attribute 'python_exit_status'\n");
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+
+        char *log = malloc(64 * 1024);
+        size_t n = (size_t)sprintf(log, "Traceback (most recent call last):\n"
+                                        "  File \"/home/u/x.py\", line 3, in fetch\n"
+                                        "    get()\n"
+                                        "ConnectionError: retrying\n");
+        for (int i = 0; i < 500; i++) n += (size_t)sprintf(log + n, "step %d loss 1.0\n", i);
+        fr = analyze_text(rs, log);
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+        free(log);
+
+        fr = analyze_text(rs, "Traceback (most recent call last):\n"
+                              "  File \"/home/u/x.py\", line 3, in step\n"
+                              "    loss.backward()\n"
+                              "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\n");
+        assert_int_equal(fr->n, 1);
+        assert_string_equal(fr->diagnoses[0].rule->klass, "cuda_oom");
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
+/* Below every independent finding of a rule; above what follows from it. */
+static void test_ranking(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        const char *crash = "Traceback (most recent call last):\n"
+                            "  File \"/home/u/x.py\", line 3, in step\n"
+                            "    y = table[k]\n"
+                            "KeyError: 7\n";
+        char log[1024];
+        snprintf(log, sizeof log, "Token indices sequence length is longer than 512\n%s", crash);
+        ldx_file_report *fr = analyze_text(rs, log);
+        size_t at = 9;
+        assert_non_null(find(fr, "unclassified_failure", &at));
+        assert_int_equal(fr->n, 2);
+        assert_int_equal(at, 1);
+        ldx_file_report_destroy(fr);
+
+        snprintf(log, sizeof log, "%storch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n", crash);
+        fr = analyze_text(rs, log);
+        assert_int_equal(fr->n, 2);
+        assert_string_equal(fr->diagnoses[0].rule->klass, "unclassified_failure");
+        assert_int_equal(fr->diagnoses[1].role, LDX_ROLE_COLLATERAL);
+        ldx_file_report_destroy(fr);
+
+        /* an exit status alone is the failure only when nothing else fired */
+        fr = analyze_text(rs, "epoch 3\nprocess exited with exit code 3\n");
+        assert_int_equal(fr->n, 1);
+        assert_string_equal(fr->diagnoses[0].rule->klass, "unclassified_failure");
+        assert_int_equal(fr->diagnoses[0].line, 2);
+        ldx_file_report_destroy(fr);
+        fr = analyze_text(rs, "Token indices sequence length is longer than 512\nexit code 3\n");
+        assert_null(find(fr, "unclassified_failure", NULL));
+        ldx_file_report_destroy(fr);
+        fr = analyze_text(rs, "done\nexit code 0\n");
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
+/* std::terminate's what(), and faulthandler's stack (most recent call first). */
+static void test_native(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs,
+            "terminate called after throwing an instance of 'std::runtime_error'\n"
+            "  what():  Cannot open file: /data/shard_0003.bin\n"
+            "Aborted (core dumped)\n");
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(d->line, 1);
+        assert_string_equal(cap(d, "terminate", "type"), "std::runtime_error");
+        assert_int_equal(d->nevidence, 2);
+        assert_int_equal(d->evidence[1].line, 2);
+        ldx_file_report_destroy(fr);
+
+        fr = analyze_text(rs,
+            "Fatal Python error: Segmentation fault\n"
+            "\n"
+            "Current thread 0x00007f3b2c8e1740 (most recent call first):\n"
+            "  File \"/usr/lib/python3/dist-packages/mylib/ops.py\", line 30 in run\n"
+            "  File \"/home/u/model.py\", line 112 in forward\n"
+            "  File \"/home/u/train.py\", line 9 in <module>\n");
+        d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_string_equal(cap(d, "fatal_error", "type"), "Segmentation fault");
+        assert_string_equal(cap(d, "frame", "file"), "/home/u/model.py");
+        assert_string_equal(cap(d, "frame", "function"), "forward");
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exception_and_frame),
+        cmocka_unit_test(test_interleaved_ranks),
+        cmocka_unit_test(test_not_failures),
+        cmocka_unit_test(test_ranking),
+        cmocka_unit_test(test_native),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
