@@ -32,6 +32,10 @@ typedef struct {
     const char *name;
     const char *pattern;
     ldx_signal_role role;
+    /* lookup: the capture whose text is looked up in a code table (NULL: none); only: a
+     * hit needs the row's only_column to hold one of only_values */
+    const char *lookup_table, *lookup_capture, *only_column;
+    ldx_strv only_values;
     double weight;
     bool caseless;
     unsigned tail;      /* 0: matched on every line; else only on the log's last this many */
@@ -79,6 +83,26 @@ typedef struct {
     size_t nadvice;
 } ldx_rule_info;
 
+/* A code table (rules/tables/<name>.yaml): what a code that rules capture (an Xid, a
+ * CUDA error, an exit status) means and what to do about it. cells[row * ncolumns +
+ * column], "" where a row leaves a column empty. */
+typedef struct {
+    const char *name, *title, *path;
+    const char *const *columns;
+    size_t ncolumns;
+    size_t key;                /* the column rows are looked up by */
+    const char *const *cells;
+    size_t nrows;
+    bool numeric;              /* every key is an integer */
+    bool builtin;
+    ldx_strv references;
+} ldx_table_info;
+
+/* The row whose key is key (integer keys compare as numbers: "079" is 79), or -1. */
+long ldx_table_row(const ldx_table_info *t, const char *key);
+/* The cell of a row in the named column; NULL when the table has no such column. */
+const char *ldx_table_cell(const ldx_table_info *t, long row, const char *column);
+
 typedef struct ldx_compiler ldx_compiler;
 typedef struct ldx_ruleset ldx_ruleset;
 
@@ -102,6 +126,10 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out);
 void ldx_ruleset_destroy(ldx_ruleset *rs);
 size_t ldx_ruleset_count(const ldx_ruleset *rs);
 const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i);
+/* The code tables, and the one named name (NULL). */
+size_t ldx_ruleset_table_count(const ldx_ruleset *rs);
+const ldx_table_info *ldx_ruleset_table(const ldx_ruleset *rs, size_t i);
+const ldx_table_info *ldx_ruleset_find_table(const ldx_ruleset *rs, const char *name);
 /* Index of the rule with this id, or -1. */
 long ldx_ruleset_find(const ldx_ruleset *rs, const char *id);
 

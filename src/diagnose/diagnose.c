@@ -422,16 +422,18 @@ static char *launcher_note(const ldx_file_report *fr)
     return NULL;
 }
 
-/* Does a symptom line of specific diagnosis s stand among d's evidence? Then the
- * specific rule explains that line better than a concept rule can. */
+/* Does a symptom line of specific diagnosis s (not one of a tail signal) stand among
+ * d's evidence? Then the specific rule explains that line better than a concept rule
+ * can. */
 static bool shares_symptom_line(const ldx_diagnosis *s, const ldx_diagnosis *d)
 {
     for (size_t i = 0; i < s->nevidence; i++) {
         const ldx_evidence *e = &s->evidence[i];
+        /* a tail signal says how the log ends, not what its lines mean */
         bool symptom = false;
         for (size_t k = 0; k < s->rule->nsignals && !symptom; k++)
             symptom = s->rule->signals[k].name == e->signal &&
-                      s->rule->signals[k].role == LDX_SIGNAL_SYMPTOM;
+                      s->rule->signals[k].role == LDX_SIGNAL_SYMPTOM && !s->rule->signals[k].tail;
         if (!symptom) continue;
         for (size_t j = 0; j < d->nevidence; j++)
             if (d->evidence[j].line == e->line) return true;
@@ -450,6 +452,7 @@ static size_t give_way(ldx_diagnosis *d, const ldxi_rule **rules, size_t n)
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n && d[i].rule->level == LDX_LEVEL_CONCEPT && !drop[i]; j++)
             drop[i] = d[j].rule->level == LDX_LEVEL_SPECIFIC &&
+                      strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED) != 0 && /* the fallback */
                       (!strcmp(d[j].rule->klass, d[i].rule->klass) ||
                        shares_symptom_line(&d[j], &d[i]));
     size_t kept = 0;

@@ -238,14 +238,15 @@ static void test_causal_order(void **state)
 static void test_concept_gives_way(void **state)
 {
     (void)state;
-    char *r[3];
+    char *r[4];
     r[0] = rule("t-oom", "cuda_oom", "high",
                 "  oom: {pattern: 'CUDA out of memory', weight: 3}\n", "");
     r[1] = rule("t-oom-concept", "cuda_oom", "high",
                 "  oom: {pattern: 'out of memory', weight: 3}\n", "level: concept\n");
     r[2] = rule("t-nan-concept", "nan_inf_loss", "high",
                 "  nan: {pattern: 'loss[:=] ?nan', weight: 3}\n", "level: concept\n");
-    ldx_ruleset *rs = compile(r, 3);
+    r[3] = rule("t-ends", "training_hang", "low", "  bar: {pattern: 'step \\d', tail: 5}\n", "");
+    ldx_ruleset *rs = compile(r, 4);
     /* the specific rule fires: the concept rule of its class is gone, wherever it hit */
     ldx_file_report *fr = analyze_text(rs, "XLA out of memory\nCUDA out of memory\n");
     assert_int_equal(fr->n, 1);
@@ -272,6 +273,10 @@ static void test_concept_gives_way(void **state)
     assert_int_equal(fr->n, 2);
     assert_string_equal(fr->diagnoses[0].rule->id, "t-oom");
     assert_string_equal(fr->diagnoses[1].rule->id, "t-nan-concept");
+    ldx_file_report_destroy(fr);
+    /* a tail signal on the line says how the log ends, not what the line means */
+    fr = analyze_text(rs, "step 1 loss=nan\n");
+    assert_int_equal(fr->n, 2);
     ldx_file_report_destroy(fr);
     ldx_ruleset_destroy(rs);
 }
