@@ -35,7 +35,21 @@ typedef struct {
     const char *signal;
     ldx_capture *caps;
     size_t ncaps;
+    const ldx_table_info *table; /* the code table the signal looks a capture up in, or NULL */
+    long row;                    /* the captured code's row there, -1: not in the table */
+    int code_cap;                /* which of caps holds the code looked up, -1: none */
 } ldx_evidence;
+
+/* What to do now, from a code table's action column (the strongest action of any
+ * evidence line's code: ignore < check_app < restart_app < reset_gpu < reboot_node <
+ * drain < replace < contact_support). Strings belong to the ruleset, but code_value. */
+typedef struct {
+    const char *action;      /* NULL: no code table says */
+    const char *text;        /* the action_text column, or NULL */
+    const char *table;       /* which table, and the code on which line */
+    char *code_value;
+    uint64_t line;
+} ldx_action;
 
 /* A series of numbers that made a trend condition true, for display. */
 typedef struct {
@@ -70,6 +84,7 @@ typedef struct {
     size_t ntrends;
     char **advice;       /* the rule's advice whose version condition holds, filled in */
     size_t nadvice;
+    ldx_action action;
 } ldx_diagnosis;
 
 typedef struct {

@@ -36,6 +36,7 @@ typedef struct {
      * hit needs the row's only_column to hold one of only_values */
     const char *lookup_table, *lookup_capture, *only_column;
     ldx_strv only_values;
+    unsigned lookup_line, lookup_col;
     double weight;
     bool caseless;
     unsigned tail;      /* 0: matched on every line; else only on the log's last this many */

@@ -124,6 +124,9 @@ static int rules_show(cli_opts *o)
                s->caseless ? "  (caseless)" : "");
         if (s->tail) printf("  (the last %u lines)", s->tail);
         if (s->where) printf("  where %s", s->where);
+        if (s->lookup_table)
+            printf("  (%s looked up in table %s%s%s)", s->lookup_capture, s->lookup_table,
+                   s->only_column ? ", only " : "", s->only_column ? s->only_column : "");
         printf("\n");
     }
     if (r->condition) printf("    condition: %s\n", r->condition);
@@ -207,9 +210,11 @@ static int rules_lint(cli_opts *o)
     if (o->strict && strict_checks(rs, o)) errs = true;
     /* the built-in library's bar (--strict) includes pattern hygiene when asked */
     if (o->perf && perf_checks(rs, o) && o->strict) errs = true;
-    size_t n = ldx_ruleset_count(rs);
+    size_t n = ldx_ruleset_count(rs), nt = ldx_ruleset_table_count(rs);
+    char tables[64] = "";
+    if (nt) snprintf(tables, sizeof tables, " and %zu code table%s", nt, nt == 1 ? "" : "s");
     if (!o->quiet)
-        fprintf(stderr, "logdx: %zu rule%s %s\n", n, n == 1 ? "" : "s",
+        fprintf(stderr, "logdx: %zu rule%s%s %s\n", n, n == 1 ? "" : "s", tables,
                 errs ? "valid; some files have errors (above)" : "valid, no errors");
     ldx_ruleset_destroy(rs);
     return errs ? EXIT_ERROR : EXIT_CLEAN;

@@ -6,6 +6,8 @@
 #include "env.h"
 
 void ldxi_evidence_free(ldx_evidence *e);
+/* d's action: the strongest any of its evidence lines' codes asks for (none: zeroed). */
+void ldxi_choose_action(ldx_diagnosis *d);
 
 /* The class of the diagnosis that no rule names: a run that plainly failed. */
 #define LDXI_UNCLASSIFIED "unclassified_failure"

@@ -61,6 +61,8 @@ static ldx_status add_evidence(ldx_diagnosis *d, const ldxi_rule *r, size_t k,
     memcpy(e->host, h->info.host, sizeof e->host);
     e->signal = r->info.signals[k].name;
     e->text = ldxi_strdup(h->text ? h->text : "");
+    e->row = -1;
+    e->code_cap = -1;
     const ldxi_sigc *sc = &r->sigs[k];
     if (h->caps && sc->ncaps) {
         e->caps = calloc(sc->ncaps, sizeof(ldx_capture));
@@ -68,6 +70,11 @@ static ldx_status add_evidence(ldx_diagnosis *d, const ldxi_rule *r, size_t k,
             if (!h->caps[c]) continue;
             e->caps[e->ncaps].name = sc->capnames[c];
             e->caps[e->ncaps].value = ldxi_strdup(h->caps[c]);
+            if (sc->table && c == sc->lookup_cap && e->caps[e->ncaps].value) {
+                e->table = sc->table;
+                e->code_cap = (int)e->ncaps;
+                e->row = ldx_table_row(sc->table, e->caps[e->ncaps].value);
+            }
             e->ncaps++;
         }
     }
@@ -130,6 +137,36 @@ static char *fill_versions(const ldx_scanner *s, const char *text)
     }
     if (!b.data) return ldxi_strdup("");
     return b.data;
+}
+
+/* How far an action goes: the strongest one any evidence line's code asks for wins. */
+static int action_rank(const char *a)
+{
+    static const char *const order[] = {"ignore", "check_app", "restart_app", "reset_gpu",
+                                        "reboot_node", "drain", "replace", "contact_support", NULL};
+    for (int i = 0; order[i]; i++)
+        if (!strcmp(order[i], a)) return i;
+    return 2; /* an action of a user's table: as strong as a restart */
+}
+
+void ldxi_choose_action(ldx_diagnosis *d)
+{
+    free(d->action.code_value);
+    memset(&d->action, 0, sizeof d->action);
+    int best = -1;
+    for (size_t i = 0; i < d->nevidence; i++) {
+        const ldx_evidence *e = &d->evidence[i];
+        const char *a = e->row >= 0 ? ldx_table_cell(e->table, e->row, "action") : NULL;
+        if (!a || !*a || action_rank(a) <= best) continue;
+        best = action_rank(a);
+        d->action.action = a;
+        const char *t = ldx_table_cell(e->table, e->row, "action_text");
+        d->action.text = t && *t ? t : NULL;
+        d->action.table = e->table->name;
+        d->action.line = e->line;
+        free(d->action.code_value);
+        d->action.code_value = ldxi_strdup(e->caps[e->code_cap].value);
+    }
 }
 
 static double sev_weight(ldx_severity s)
@@ -240,6 +277,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
     double spec = fmin(1.0, present / 6.0);
     d->score = 0.5 * sev_weight(r->info.severity) + 0.25 * d->confidence + 0.15 * pos +
                0.1 * spec;
+    ldxi_choose_action(d);
     trend_ctx tc = {d, s, r, 0};
     collect_trends(r->cond, &tc);
     size_t advcap = 0;
@@ -264,6 +302,7 @@ static void free_diagnosis(ldx_diagnosis *d)
     free(d->ranks);
     for (size_t i = 0; i < d->nadvice; i++) free(d->advice[i]);
     free(d->advice);
+    free(d->action.code_value);
 }
 
 static bool related(const ldx_rule_info *a, const ldx_rule_info *b)

@@ -64,6 +64,8 @@ static bool add(ldx_diagnosis *u, size_t *cap, uint64_t line, const char *text,
     ldx_evidence *e = &u->evidence[u->nevidence];
     memset(e, 0, sizeof *e);
     e->line = line;
+    e->row = -1;
+    e->code_cap = -1;
     e->signal = signal;
     e->text = ldxi_strdup(text);
     if (!e->text) return false;
@@ -120,8 +122,17 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
         ok = add(u, &cap, c->hit->line, c->hit->text ? c->hit->text : "",
                  r->info.signals[c->sig].name);
         const ldxi_sigc *sc = &r->sigs[c->sig];
-        for (size_t k = 0; ok && c->hit->caps && k < sc->ncaps; k++)
-            capture(&u->evidence[0], sc->capnames[k], c->hit->caps[k]);
+        ldx_evidence *e = &u->evidence[0];
+        for (size_t k = 0; ok && c->hit->caps && k < sc->ncaps; k++) {
+            size_t before = e->ncaps;
+            capture(e, sc->capnames[k], c->hit->caps[k]);
+            if (sc->table && k == sc->lookup_cap && e->ncaps > before) {
+                /* an exit status, as its table says */
+                e->table = sc->table;
+                e->code_cap = (int)before;
+                e->row = ldx_table_row(sc->table, e->caps[before].value);
+            }
+        }
         u->confidence = exit_report(r, c->sig) ? 0.4 : 0.5;
     }
     if (!ok) return false;
@@ -145,6 +156,7 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
         u->ranks[0] = m->rank;
         u->nranks = 1;
     }
+    ldxi_choose_action(u);
     return true;
 }
 

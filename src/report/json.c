@@ -136,6 +136,14 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
         cJSON *caps = cJSON_AddObjectToObject(eo, "captures");
         for (size_t c = 0; c < e->ncaps; c++)
             cJSON_AddStringToObject(caps, e->caps[c].name, e->caps[c].value);
+        if (e->table && e->row >= 0) {
+            /* the code's row of its table: what the code means */
+            cJSON *lo = cJSON_AddObjectToObject(eo, "lookup");
+            cJSON_AddStringToObject(lo, "table", e->table->name);
+            for (size_t c = 0; c < e->table->ncolumns; c++)
+                cJSON_AddStringToObject(lo, e->table->columns[c],
+                                        e->table->cells[(size_t)e->row * e->table->ncolumns + c]);
+        }
         cJSON_AddItemToArray(ev, eo);
     }
     if (d->ntrends) {
@@ -155,6 +163,14 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
                 cJSON_AddItemToArray(vals, cJSON_CreateNumber(t->values[k]));
             cJSON_AddItemToArray(ta, to);
         }
+    }
+    if (d->action.action) {
+        cJSON *ao = cJSON_AddObjectToObject(o, "action");
+        cJSON_AddStringToObject(ao, "action", d->action.action);
+        if (d->action.text) cJSON_AddStringToObject(ao, "text", d->action.text);
+        cJSON_AddStringToObject(ao, "table", d->action.table);
+        cJSON_AddStringToObject(ao, "code", d->action.code_value ? d->action.code_value : "");
+        cJSON_AddNumberToObject(ao, "line", (double)d->action.line);
     }
     if (d->nadvice) {
         cJSON *aa = cJSON_AddArrayToObject(o, "advice");

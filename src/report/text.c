@@ -107,6 +107,11 @@ static void print_evidence(ldx_report *r, const ldx_diagnosis *d, size_t max)
         fprintf(fp, "      %s%*llu%s  %s\n", col(r, C_DIM), w, (unsigned long long)e->line,
                 col(r, C_RESET), t ? t : "");
         free(t);
+        /* a code the line carries, as its table names it */
+        const char *name = e->row >= 0 ? ldx_table_cell(e->table, e->row, "name") : NULL;
+        if (name && *name)
+            fprintf(fp, "      %*s  %s↳ %s %s: %s%s\n", w, "", col(r, C_DIM), e->table->name,
+                    e->caps[e->code_cap].value, name, col(r, C_RESET));
     }
     if (d->nevidence > shown)
         fprintf(fp, "      %s… %zu more%s\n", col(r, C_DIM), d->nevidence - shown, col(r, C_RESET));
@@ -130,6 +135,15 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     fprintf(fp, "%s\n", col(r, C_RESET));
     bool brief = d->role == LDX_ROLE_COLLATERAL || d->in_baseline;
     print_evidence(r, d, brief ? 2 : 6);
+    if (d->action.action) {
+        char what[256];
+        snprintf(what, sizeof what, "%s (%s %s, line %llu)%s%s", d->action.action,
+                 d->action.table, d->action.code_value ? d->action.code_value : "",
+                 (unsigned long long)d->action.line, d->action.text ? ": " : "",
+                 d->action.text ? d->action.text : "");
+        fprintf(fp, "    %saction%s\n", col(r, C_BOLD), col(r, C_RESET));
+        wrap(fp, what, 6, r->opts.width, NULL);
+    }
     for (size_t i = 0; i < d->ntrends; i++) {
         const ldx_trend *t = &d->trends[i];
         char a[32], b[32];

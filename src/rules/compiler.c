@@ -12,6 +12,7 @@
 #include "logdx/input.h"
 #include "hsdb.h"
 #include "load.h"
+#include "table.h"
 
 struct ldx_compiler {
     ldx_msgs *msgs;
@@ -19,6 +20,8 @@ struct ldx_compiler {
     ldx_arena *tree; /* one file's YAML tree: what the rule keeps is copied out of it */
     ldxi_rule **rules;
     size_t n, cap;
+    ldx_table_info **tables; /* code tables, in the order they came */
+    size_t ntables, tcap;
     int failed; /* some rule was left out */
 };
 
@@ -46,6 +49,7 @@ void ldx_compiler_destroy(ldx_compiler *c)
     if (!c) return;
     for (size_t i = 0; i < c->n; i++) ldxi_rule_free(c->rules[i]);
     free(c->rules);
+    free(c->tables);
     ldxi_arena_destroy(c->arena);
     ldxi_arena_destroy(c->tree);
     free(c);
@@ -72,6 +76,14 @@ static ldx_status add_buffer(ldx_compiler *c, const char *name, bool on_disk, co
         return st == LDX_ENOMEM ? st : LDX_ERULE;
     }
     /* an embedded tree's strings are the library's own, for as long as it is loaded */
+    if (ldxi_is_table(root)) {
+        ldx_table_info *t = ldxi_table_load(root, name, builtin, tree, c->arena, c->msgs);
+        if (!t) {
+            c->failed = 1;
+            return LDX_ERULE;
+        }
+        return LDXI_PUSH(c->tables, c->ntables, c->tcap, t);
+    }
     ldxi_rule *r = ldxi_rule_load(root, name, builtin, tree, c->arena, c->msgs);
     if (!r) {
         c->failed = 1;
@@ -292,8 +304,36 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
             }
     }
 
+    /* Tables: one of a user's replaces the built-in one of its name; two of a user's
+     * may not share one. Then every rule's lookups are linked to them. */
+    size_t nt = 0;
+    for (size_t i = 0; i < c->ntables; i++) {
+        ldx_table_info *t = c->tables[i];
+        size_t j = 0;
+        while (j < nt && strcmp(c->tables[j]->name, t->name)) j++;
+        if (j == nt) {
+            c->tables[nt++] = t;
+        } else if (c->tables[j]->builtin && !t->builtin) {
+            c->tables[j] = t;
+        } else if (!(t->builtin && !c->tables[j]->builtin) && strcmp(t->path, c->tables[j]->path)) {
+            ldx_msgs_add(c->msgs, LDX_MSG_ERROR, t->path, 1, 1, "duplicate table '%s' (also in %s)",
+                         t->name, c->tables[j]->path);
+            c->failed = 1;
+        }
+    }
+    c->ntables = nt;
+    for (size_t i = 0; i < n; i++)
+        if (!ldxi_rule_link_tables(c->rules[i], c->tables, nt, c->arena, c->msgs)) c->failed = 1;
+
     ldx_ruleset *rs = calloc(1, sizeof(*rs));
     if (!rs) return LDX_ENOMEM;
+    rs->tables = ldxi_arena_alloc(c->arena, (nt ? nt : 1) * sizeof *rs->tables);
+    if (!rs->tables) {
+        free(rs);
+        return LDX_ENOMEM;
+    }
+    memcpy(rs->tables, c->tables, nt * sizeof *rs->tables);
+    rs->ntables = nt;
     rs->arena = c->arena;
     rs->rules = c->rules;
     rs->n = n;
@@ -333,6 +373,20 @@ void ldx_ruleset_destroy(ldx_ruleset *rs)
 }
 
 size_t ldx_ruleset_count(const ldx_ruleset *rs) { return rs ? rs->n : 0; }
+
+size_t ldx_ruleset_table_count(const ldx_ruleset *rs) { return rs ? rs->ntables : 0; }
+
+const ldx_table_info *ldx_ruleset_table(const ldx_ruleset *rs, size_t i)
+{
+    return rs && i < rs->ntables ? rs->tables[i] : NULL;
+}
+
+const ldx_table_info *ldx_ruleset_find_table(const ldx_ruleset *rs, const char *name)
+{
+    for (size_t i = 0; rs && i < rs->ntables; i++)
+        if (!strcmp(rs->tables[i]->name, name)) return rs->tables[i];
+    return NULL;
+}
 
 const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i)
 {

@@ -33,7 +33,9 @@ static const char *const top_keys[] = {
     "id", "title", "class", "category", "severity", "level", "tags", "affects", "related",
     "caused_by", "signals", "condition", "summary", "symptoms", "root_cause", "fix",
     "verify", "references", "examples", "advice", NULL};
-static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", "tail", "where", NULL};
+static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", "tail", "where",
+                                          "lookup", NULL};
+static const char *const lookup_keys[] = {"table", "capture", "only", NULL};
 static const char *const symptom_keys[] = {"symptom", "why", NULL};
 static const char *const example_keys[] = {"match", "no_match", NULL};
 static const char *const cause_keys[] = {"cause", "order", "within", NULL};
@@ -377,6 +379,45 @@ static void load_where(ctx *c, const ldxi_ynode *v, ldx_signal_info *si, ldxi_si
     if (ldxi_where_clauses(sc->where, c->arena, &cl, &sc->nclauses)) sc->clauses = cl;
 }
 
+/* lookup: {table: xid, capture: code, only: {class: gpu_ecc_error}}: the capture's text
+ * is looked up in the table (linked once every table is known: ldxi_rule_link_tables);
+ * with only, a hit needs the row's column to hold the value (or one of a list). */
+static void load_lookup(ctx *c, const ldxi_ynode *v, ldx_signal_info *si)
+{
+    const ldxi_ynode *ln = ldxi_ymap_get(v, "lookup");
+    if (!ln) return;
+    si->lookup_line = ln->line;
+    si->lookup_col = ln->col;
+    if (ln->kind != LDXI_YMAP) {
+        error_at(c, ln, "'lookup' is a mapping {table: NAME, capture: NAME, only: {COLUMN: VALUE}}");
+        return;
+    }
+    check_keys(c, ln, lookup_keys, "lookup");
+    si->lookup_table = scalar(c, ln, "table", 1);
+    si->lookup_capture = scalar(c, ln, "capture", 1);
+    const ldxi_ynode *on = ldxi_ymap_get(ln, "only");
+    if (!on) return;
+    if (on->kind != LDXI_YMAP || on->n != 2 || on->items[0]->kind != LDXI_YSCALAR) {
+        error_at(c, on, "'only' is one column and its value or values: {class: gpu_ecc_error}");
+        return;
+    }
+    si->only_column = c->keep ? on->items[0]->str : ldxi_arena_strdup(c->arena, on->items[0]->str);
+    const ldxi_ynode *val = on->items[1];
+    size_t n = val->kind == LDXI_YSEQ ? val->n : 1;
+    const char **vals = ldxi_arena_alloc(c->arena, (n ? n : 1) * sizeof *vals);
+    if (!vals) return;
+    for (size_t i = 0; i < n; i++) {
+        const ldxi_ynode *x = val->kind == LDXI_YSEQ ? val->items[i] : val;
+        if (x->kind != LDXI_YSCALAR) {
+            error_at(c, x, "only: values are strings");
+            return;
+        }
+        vals[i] = c->keep ? x->str : ldxi_arena_strdup(c->arena, x->str);
+    }
+    si->only_values.v = vals;
+    si->only_values.n = n;
+}
+
 static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
 {
     const ldxi_ynode *sigs = ldxi_ymap_get(root, "signals");
@@ -469,6 +510,7 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
         s->col = pn->col;
         bool compiled = compile_signal(c, pn, s, &sc[i], rid);
         load_where(c, v, s, &sc[i], rid, compiled);
+        load_lookup(c, v, s);
         r->total_weight += s->weight;
     }
     if (!symptoms) error_at(c, sigs, "a rule needs at least one signal with role 'symptom'");
@@ -815,4 +857,107 @@ void ldxi_rule_free(ldxi_rule *r)
     for (size_t i = 0; r->sigs && i < r->info.nsignals; i++)
         if (r->sigs[i].code) pcre2_code_free(r->sigs[i].code);
     free(r);
+}
+
+/* The where a lookup's only adds: the capture equals one of the keys whose rows hold
+ * the values ("code == 48 or code == 63"), and the signal's own where. */
+static char *only_where(const ldx_signal_info *si, const ldx_table_info *t, long col)
+{
+    ldx_buf b;
+    ldxi_buf_init(&b, 1 << 20);
+    bool any = false;
+    if (si->where) {
+        ldxi_buf_append(&b, "(", 1);
+        ldxi_buf_append(&b, si->where, strlen(si->where));
+        ldxi_buf_append(&b, ") and (", 7);
+    }
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *cell = t->cells[r * t->ncolumns + (size_t)col];
+        bool in = false;
+        for (size_t k = 0; k < si->only_values.n && !in; k++) in = !strcmp(cell, si->only_values.v[k]);
+        if (!in) continue;
+        const char *key = t->cells[r * t->ncolumns + t->key];
+        if (any) ldxi_buf_append(&b, " or ", 4);
+        ldxi_buf_append(&b, si->lookup_capture, strlen(si->lookup_capture));
+        ldxi_buf_append(&b, " == ", 4);
+        ldxi_buf_append(&b, key, strlen(key));
+        any = true;
+    }
+    if (!any) {
+        ldxi_buf_free(&b);
+        return NULL;
+    }
+    if (si->where) ldxi_buf_append(&b, ")", 1);
+    ldxi_buf_append(&b, "", 1);
+    return b.data;
+}
+
+bool ldxi_rule_link_tables(ldxi_rule *r, ldx_table_info *const *tables, size_t ntables,
+                           ldx_arena *arena, ldx_msgs *msgs)
+{
+    bool ok = true;
+    for (size_t k = 0; k < r->info.nsignals; k++) {
+        ldx_signal_info *si = (ldx_signal_info *)&r->info.signals[k];
+        ldxi_sigc *sc = &r->sigs[k];
+        if (!si->lookup_table || !si->lookup_capture) continue;
+        const char *path = r->info.path;
+        const ldx_table_info *t = NULL;
+        for (size_t i = 0; i < ntables && !t; i++)
+            if (!strcmp(tables[i]->name, si->lookup_table)) t = tables[i];
+        if (!t) {
+            ldx_msgs_add(msgs, LDX_MSG_ERROR, path, si->lookup_line, si->lookup_col,
+                         "rule '%s', signal '%s': lookup: no table '%s' (tables are "
+                         "rules/tables/<name>.yaml)", r->info.id, si->name, si->lookup_table);
+            ok = false;
+            continue;
+        }
+        long cap = -1;
+        for (size_t i = 0; i < sc->ncaps && cap < 0; i++)
+            if (!strcmp(sc->capnames[i], si->lookup_capture)) cap = (long)i;
+        if (cap < 0) {
+            ldx_msgs_add(msgs, LDX_MSG_ERROR, path, si->lookup_line, si->lookup_col,
+                         "rule '%s', signal '%s': lookup: the pattern has no capture '%s'",
+                         r->info.id, si->name, si->lookup_capture);
+            ok = false;
+            continue;
+        }
+        sc->table = t;
+        sc->lookup_cap = (size_t)cap;
+        if (!si->only_column) continue;
+        long col = -1;
+        for (size_t i = 0; i < t->ncolumns && col < 0; i++)
+            if (!strcmp(t->columns[i], si->only_column)) col = (long)i;
+        const char *why = col < 0 ? "the table has no such column"
+                          : !t->numeric ? "only works on tables whose keys are numbers"
+                                        : NULL;
+        char *text = why ? NULL : only_where(si, t, col);
+        if (!why && !text) why = "no row holds that value";
+        if (why) {
+            ldx_msgs_add(msgs, LDX_MSG_ERROR, path, si->lookup_line, si->lookup_col,
+                         "rule '%s', signal '%s': lookup: only %s: %s", r->info.id, si->name,
+                         si->only_column, why);
+            ok = false;
+            continue;
+        }
+        char err[256];
+        size_t off = 0;
+        ldxi_cond *w;
+        if (ldxi_where_parse(text, sc->capnames, sc->ncaps, arena, &w, &off, err, sizeof err) !=
+            LDX_OK) {
+            ldx_msgs_add(msgs, LDX_MSG_ERROR, path, si->lookup_line, si->lookup_col,
+                         "rule '%s', signal '%s': lookup: %s", r->info.id, si->name, err);
+            free(text);
+            ok = false;
+            continue;
+        }
+        si->where = ldxi_arena_strdup(arena, text);
+        free(text);
+        sc->where = w;
+        sc->clauses = NULL;
+        sc->nclauses = 0;
+        ldxi_clause *cl;
+        if (ldxi_where_clauses(sc->where, arena, &cl, &sc->nclauses)) sc->clauses = cl;
+        if (sc->numbered) where_numbers(sc->where, sc);
+    }
+    return ok;
 }

@@ -11,5 +11,10 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
                           bool keep_strings,
                           ldx_arena *arena, ldx_msgs *msgs);
 void ldxi_rule_free(ldxi_rule *r);
+/* Links the rule's lookups to the tables: each names a table and one of its pattern's
+ * captures, and a lookup with only becomes part of its signal's where (the keys whose
+ * rows hold the values). Reports every problem; false when there was one. */
+bool ldxi_rule_link_tables(ldxi_rule *r, ldx_table_info *const *tables, size_t ntables,
+                           ldx_arena *arena, ldx_msgs *msgs);
 
 #endif

@@ -30,6 +30,9 @@ typedef struct ldxi_sigc_s {
      * signal with the same pattern does); the others are text for the report, unless a
      * scanner keeps every number (ldx_scanner_set_numbers). NULL without captures. */
     uint8_t *numbered;
+    /* lookup: the code table the capture lookup_cap is looked up in (NULL: none) */
+    const ldx_table_info *table;
+    size_t lookup_cap;
 } ldxi_sigc;
 
 /* The signal's compiled pattern, ready to match (NULL if it does not compile).
@@ -77,6 +80,8 @@ struct ldx_ruleset {
     size_t *tail_rules;    /* the rules with a tail signal, ascending (arena) */
     size_t ntail_rules;
     struct ldxi_hsdb *hs;  /* the prefilter, or NULL: PCRE2 on every line */
+    ldx_table_info **tables; /* the code tables (arena), by name */
+    size_t ntables;
 };
 
 /* Embedded sources, generated at build time by ldx-embed. */

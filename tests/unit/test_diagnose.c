@@ -281,6 +281,62 @@ static void test_concept_gives_way(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+/* A code table: a hit's code has its row on the evidence, only keeps the codes whose
+ * rows hold the value (with either engine, also on lines of one shape with other
+ * digits), and the diagnosis takes the strongest action any evidence line's code asks
+ * for, from whichever signal. */
+static void test_code_tables(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"tx.yaml", "r.yaml", "rx.yaml"};
+    static const char *const texts[] = {
+        "table: tx\ntitle: T\nkey: code\ncolumns: {code: c, name: n, action: a, action_text: t, class: k}\n"
+        "rows:\n"
+        "  - {code: '79', name: off the bus, action: reset_gpu, action_text: reset it, class: gpu_fallen_off_bus}\n"
+        "  - {code: '45', name: preempted, action: ignore, action_text: '', class: ''}\n",
+        "id: t-bus\ntitle: t\nclass: gpu_fallen_off_bus\nseverity: critical\nsignals:\n"
+        "  xid: {pattern: 'Xid \\((?<pci>[^)]*)\\): (?<code>\\d+),', weight: 3,\n"
+        "        lookup: {table: tx, capture: code, only: {class: gpu_fallen_off_bus}}}\n"
+        "  any: {pattern: 'Xid \\([^)]*\\): (?<code>\\d+),', role: context, lookup: {table: tx, capture: code}}\n"
+        "  rec: {pattern: 'recovery action changed to (?<code>0x\\d)', role: context, lookup: {table: rx, capture: code}}\n"
+        "summary: s\nsymptoms: [{symptom: a, why: b}]\nroot_cause: r\nfix: [f]\nverify: [v]\n"
+        "references: ['https://example.org']\nexamples: {match: [x], no_match: [y]}\n",
+        "table: rx\ntitle: R\nkey: code\ncolumns: {code: c, action: a, action_text: t}\n"
+        "rows: [{code: '0x2', action: reboot_node, action_text: reboot it}]\n"};
+    const char *engines[] = {NULL, "pcre2"};
+    for (int e = 0; e < 2; e++) {
+        char errs[2048];
+        ldx_ruleset *rs = compile_rule_texts(names, texts, NULL, 3, engines[e], false, errs, sizeof errs);
+        if (!rs) print_message("%s", errs);
+        assert_non_null(rs);
+        /* 45 has no class: no hit of xid; 79 is one, on a line of 45's shape */
+        ldx_file_report *fr = analyze_text(rs, "Xid (PCI:0000:3b:00): 45, ch\nXid (PCI:0000:3b:00): 79, off\n");
+        assert_int_equal(fr->n, 1);
+        const ldx_diagnosis *d = &fr->diagnoses[0];
+        assert_int_equal(d->line, 2);
+        const ldx_evidence *ev = NULL;
+        for (size_t i = 0; i < d->nevidence; i++)
+            if (!strcmp(d->evidence[i].signal, "xid")) ev = &d->evidence[i];
+        assert_non_null(ev);
+        assert_non_null(ev->table);
+        assert_string_equal(ldx_table_cell(ev->table, ev->row, "name"), "off the bus");
+        assert_string_equal(ev->caps[ev->code_cap].value, "79");
+        assert_string_equal(d->action.action, "reset_gpu");
+        assert_string_equal(d->action.text, "reset it");
+        assert_string_equal(d->action.code_value, "79");
+        ldx_file_report_destroy(fr);
+        /* the driver's own word (a context line) asks for more: it wins */
+        fr = analyze_text(rs, "Xid (PCI:0000:3b:00): 79, off\nrecovery action changed to 0x2\n");
+        assert_string_equal(fr->diagnoses[0].action.action, "reboot_node");
+        assert_int_equal(fr->diagnoses[0].action.line, 2);
+        ldx_file_report_destroy(fr);
+        fr = analyze_text(rs, "Xid (PCI:0000:3b:00): 45, ch\n");
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
 static void test_launcher_summary(void **state)
 {
     (void)state;
@@ -374,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_causal_order),
         cmocka_unit_test(test_launcher_summary),
         cmocka_unit_test(test_concept_gives_way),
+        cmocka_unit_test(test_code_tables),
         cmocka_unit_test(test_numbers_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

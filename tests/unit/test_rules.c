@@ -229,6 +229,110 @@ static void test_duplicates_and_references(void **state)
     ldx_msgs_destroy(m);
 }
 
+/* Code tables: every problem of a table at its node; a rule's lookup names a table and
+ * a capture, and only needs a numeric key, a column and a row; a user's table replaces
+ * the built-in one of its name. */
+static const char table_text[] =
+    "table: tx\n"
+    "title: T\n"
+    "key: code\n"
+    "columns: {code: c, name: n, action: a, class: k}\n"
+    "rows:\n"
+    "  - {code: '79', name: off the bus, action: reset_gpu, class: gpu_fallen_off_bus}\n"
+    "  - {code: '48', name: dbe, action: drain, class: gpu_ecc_error}\n";
+
+static compiled compile_two(const char *t1, bool b1, const char *t2)
+{
+    compiled c = {0};
+    ldx_msgs_create(&c.msgs);
+    ldx_compiler *comp;
+    assert_int_equal(ldx_compiler_create(&comp, c.msgs), LDX_OK);
+    ldx_compiler_add_buffer(comp, "a.yaml", t1, strlen(t1), b1);
+    ldx_compiler_add_buffer(comp, "b.yaml", t2, strlen(t2), false);
+    c.st = ldx_compiler_finish(comp, &c.rs);
+    ldx_compiler_destroy(comp);
+    return c;
+}
+
+static char *with_lookup(const char *lookup)
+{
+    static char buf[2048];
+    const char *head = "    pattern: 'CUDA out of memory\\. Tried to allocate (?<req>[\\d.]+ ?[KMG]iB)'\n";
+    const char *at = strstr(good, head);
+    size_t n = (size_t)(at - good) + strlen(head);
+    snprintf(buf, sizeof buf, "%.*s    lookup: %s\n%s", (int)n, good, lookup, good + n);
+    return buf;
+}
+
+static void test_tables(void **state)
+{
+    (void)state;
+    compiled c = compile("bad.yaml",
+                         "table: Bad\n"
+                         "title: t\n"
+                         "key: code\n"
+                         "columns: {code: c, class: k}\n"
+                         "extra: 1\n"
+                         "rows:\n"
+                         "  - {code: '1', class: nope}\n"
+                         "  - {code: '01', class: ''}\n"
+                         "  - {code: '2', klass: x}\n");
+    if (!has(&c, 1, 8, "table's name")) dump(&c);
+    assert_true(has(&c, 1, 8, "table's name"));
+    assert_true(has(&c, 5, 1, "unknown key 'extra'"));
+    assert_true(has(&c, 7, 24, "unknown class 'nope'"));
+    assert_true(has(&c, 8, 5, "duplicate key '01'"));
+    assert_true(has(&c, 9, 5, "gives no 'class'"));
+    assert_true(has(&c, 9, 17, "'klass' is not one of the table's columns"));
+    assert_int_equal(c.st, LDX_ERULE);
+    release(&c);
+
+    c = compile_two(table_text, false, with_lookup("{table: tx, capture: req}"));
+    assert_int_equal(c.st, LDX_OK);
+    const ldx_table_info *t = ldx_ruleset_find_table(c.rs, "tx");
+    assert_non_null(t);
+    assert_true(t->numeric);
+    assert_int_equal(ldx_table_row(t, "079"), 0);
+    assert_int_equal(ldx_table_row(t, "48"), 1);
+    assert_int_equal(ldx_table_row(t, "5"), -1);
+    assert_string_equal(ldx_table_cell(t, 1, "action"), "drain");
+    assert_null(ldx_table_cell(t, 1, "nope"));
+    release(&c);
+
+    c = compile_two(table_text, false, with_lookup("{table: nope, capture: req}"));
+    if (!has(&c, 9, 13, "no table 'nope'")) dump(&c);
+    assert_true(has(&c, 9, 13, "no table 'nope'"));
+    release(&c);
+    c = compile_two(table_text, false, with_lookup("{table: tx, capture: zz}"));
+    assert_true(has(&c, 9, 13, "no capture 'zz'"));
+    release(&c);
+    c = compile_two(table_text, false, with_lookup("{table: tx, capture: req, only: {class: cuda_oom}}"));
+    assert_true(has(&c, 9, 13, "no row holds that value"));
+    release(&c);
+    c = compile_two(table_text, false, with_lookup("{table: tx, capture: req, only: {colour: x}}"));
+    assert_true(has(&c, 9, 13, "no such column"));
+    release(&c);
+    /* only becomes the signal's where */
+    c = compile_two(table_text, false, with_lookup("{table: tx, capture: req, only: {class: [gpu_ecc_error, gpu_fallen_off_bus]}}"));
+    assert_int_equal(c.st, LDX_OK);
+    const ldx_rule_info *ri = ldx_ruleset_rule(c.rs, 0);
+    assert_string_equal(ri->signals[0].where, "req == 79 or req == 48");
+    release(&c);
+
+    /* a user's table of the built-in one's name replaces it; two of a user's clash */
+    char other[sizeof table_text + 16];
+    snprintf(other, sizeof other, "%s", table_text);
+    memcpy(strstr(other, "title: T"), "title: U", 8);
+    c = compile_two(table_text, true, other);
+    assert_int_equal(c.st, LDX_OK);
+    assert_string_equal(ldx_ruleset_find_table(c.rs, "tx")->title, "U");
+    assert_int_equal(ldx_ruleset_table_count(c.rs), 1);
+    release(&c);
+    c = compile_two(table_text, false, other);
+    assert_true(has(&c, 1, 1, "duplicate table 'tx'"));
+    release(&c);
+}
+
 static void test_builtin_rules_compile(void **state)
 {
     (void)state;
@@ -362,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_yaml_syntax_and_aliases),
         cmocka_unit_test(test_duplicates_and_references),
         cmocka_unit_test(test_ids_across_files),
+        cmocka_unit_test(test_tables),
         cmocka_unit_test(test_builtin_rules_compile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,216 @@
+/* Code tables: rules/tables/<name>.yaml, what a code that rules capture means.
+ *
+ *   table: xid
+ *   title: NVIDIA Xid errors
+ *   key: code
+ *   columns: {code: the Xid number, meaning: ..., action: ..., class: ...}
+ *   references: [https://...]
+ *   rows:
+ *     - {code: "79", meaning: ..., action: reset_gpu, class: gpu_fallen_off_bus}
+ *
+ * Every row gives every column ("" for none), keys are unique, a column named class
+ * holds classes of the taxonomy (or ""). Each problem is reported at its node. */
+#include "table.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+
+static const char *const table_keys[] = {"table", "title", "key", "columns", "references",
+                                         "rows", NULL};
+
+typedef struct {
+    const char *path;
+    ldx_arena *arena;
+    ldx_msgs *msgs;
+    int errors;
+    bool keep;
+} tctx;
+
+static void err(tctx *c, const ldxi_ynode *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void err(tctx *c, const ldxi_ynode *n, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ldx_msgs_vadd(c->msgs, LDX_MSG_ERROR, c->path, n ? n->line : 1, n ? n->col : 1, fmt, ap);
+    va_end(ap);
+    c->errors++;
+}
+
+static const char *str(tctx *c, const ldxi_ynode *n)
+{
+    return c->keep ? n->str : ldxi_arena_strndup(c->arena, n->str, n->len);
+}
+
+static bool is_name(const char *s)
+{
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_')) return false;
+    return true;
+}
+
+static bool is_integer(const char *s)
+{
+    if (*s == '-' || *s == '+') s++;
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return false;
+    return true;
+}
+
+bool ldxi_is_table(const ldxi_ynode *root)
+{
+    return root->kind == LDXI_YMAP && ldxi_ymap_get(root, "table") != NULL;
+}
+
+static long column_of(const ldx_table_info *t, const char *name)
+{
+    for (size_t i = 0; i < t->ncolumns; i++)
+        if (!strcmp(t->columns[i], name)) return (long)i;
+    return -1;
+}
+
+/* Two keys are one when equal as text, or as integers ("079" and "79"). */
+static bool same_key(const ldx_table_info *t, const char *a, const char *b)
+{
+    if (!strcmp(a, b)) return true;
+    return t->numeric && is_integer(a) && is_integer(b) && strtoll(a, NULL, 10) == strtoll(b, NULL, 10);
+}
+
+long ldx_table_row(const ldx_table_info *t, const char *key)
+{
+    if (!t || !key) return -1;
+    while (*key == ' ') key++;
+    for (size_t r = 0; r < t->nrows; r++)
+        if (same_key(t, t->cells[r * t->ncolumns + t->key], key)) return (long)r;
+    return -1;
+}
+
+const char *ldx_table_cell(const ldx_table_info *t, long row, const char *column)
+{
+    long c = t ? column_of(t, column) : -1;
+    if (c < 0 || row < 0 || (size_t)row >= t->nrows) return NULL;
+    return t->cells[(size_t)row * t->ncolumns + (size_t)c];
+}
+
+ldx_table_info *ldxi_table_load(const ldxi_ynode *root, const char *path, bool builtin,
+                                bool keep_strings, ldx_arena *arena, ldx_msgs *msgs)
+{
+    tctx c = {.path = path, .arena = arena, .msgs = msgs, .keep = keep_strings};
+    ldx_table_info *t = ldxi_arena_alloc(arena, sizeof *t);
+    if (!t) return NULL;
+    memset(t, 0, sizeof *t);
+    t->path = ldxi_arena_strdup(arena, path);
+    t->builtin = builtin;
+    for (size_t i = 0; i + 1 < root->n; i += 2) {
+        const ldxi_ynode *k = root->items[i];
+        bool ok = false;
+        for (const char *const *a = table_keys; *a && !ok; a++)
+            ok = k->kind == LDXI_YSCALAR && !strcmp(*a, k->str);
+        if (!ok) err(&c, k, "table: unknown key '%s'", k->kind == LDXI_YSCALAR ? k->str : "?");
+    }
+    const ldxi_ynode *n = ldxi_ymap_get(root, "table");
+    if (n->kind != LDXI_YSCALAR || !is_name(n->str))
+        err(&c, n, "a table's name is lower-case letters, digits and '_' (table: xid)");
+    else
+        t->name = str(&c, n);
+    n = ldxi_ymap_get(root, "title");
+    if (!n || n->kind != LDXI_YSCALAR || !*n->str)
+        err(&c, n ? n : root, "a table needs a 'title'");
+    else
+        t->title = str(&c, n);
+    const ldxi_ynode *refs = ldxi_ymap_get(root, "references");
+    if (refs && refs->kind == LDXI_YSEQ) {
+        const char **v = ldxi_arena_alloc(arena, (refs->n ? refs->n : 1) * sizeof *v);
+        for (size_t i = 0; v && i < refs->n; i++) {
+            if (refs->items[i]->kind != LDXI_YSCALAR || strncmp(refs->items[i]->str, "http", 4))
+                err(&c, refs->items[i], "a reference is a URL");
+            else
+                v[t->references.n++] = str(&c, refs->items[i]);
+        }
+        t->references.v = v;
+    } else if (refs) {
+        err(&c, refs, "'references' must be a list of URLs");
+    }
+    const ldxi_ynode *cols = ldxi_ymap_get(root, "columns");
+    if (!cols || cols->kind != LDXI_YMAP || cols->n == 0) {
+        err(&c, cols ? cols : root, "a table needs 'columns': a mapping of each column to what it holds");
+        return NULL;
+    }
+    t->ncolumns = cols->n / 2;
+    const char **cn = ldxi_arena_alloc(arena, t->ncolumns * sizeof *cn);
+    if (!cn) return NULL;
+    for (size_t i = 0; i < t->ncolumns; i++) {
+        const ldxi_ynode *k = cols->items[2 * i];
+        cn[i] = k->kind == LDXI_YSCALAR ? str(&c, k) : "?";
+        if (k->kind != LDXI_YSCALAR || !is_name(k->str))
+            err(&c, k, "column names are lower-case letters, digits and '_'");
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(cn[i], cn[j])) err(&c, k, "duplicate column '%s'", cn[i]);
+    }
+    t->columns = cn;
+    n = ldxi_ymap_get(root, "key");
+    long key = n && n->kind == LDXI_YSCALAR ? column_of(t, n->str) : -1;
+    if (key < 0) {
+        err(&c, n ? n : root, "'key' must name one of the columns (the one rules look codes up by)");
+        return NULL;
+    }
+    t->key = (size_t)key;
+    long klass = column_of(t, "class");
+    const ldxi_ynode *rows = ldxi_ymap_get(root, "rows");
+    if (!rows || rows->kind != LDXI_YSEQ || rows->n == 0) {
+        err(&c, rows ? rows : root, "a table needs 'rows': a list of mappings, one per code");
+        return NULL;
+    }
+    const char **cells = ldxi_arena_alloc(arena, rows->n * t->ncolumns * sizeof *cells);
+    if (!cells) return NULL;
+    t->numeric = true;
+    for (size_t r = 0; r < rows->n; r++) {
+        const ldxi_ynode *row = rows->items[r];
+        const char **rc = cells + r * t->ncolumns;
+        for (size_t i = 0; i < t->ncolumns; i++) rc[i] = NULL;
+        if (row->kind != LDXI_YMAP) {
+            err(&c, row, "each row is a mapping of columns to values");
+            continue;
+        }
+        for (size_t i = 0; i + 1 < row->n; i += 2) {
+            const ldxi_ynode *k = row->items[i], *v = row->items[i + 1];
+            long col = k->kind == LDXI_YSCALAR ? column_of(t, k->str) : -1;
+            if (col < 0) {
+                err(&c, k, "row: '%s' is not one of the table's columns", k->kind == LDXI_YSCALAR ? k->str : "?");
+                continue;
+            }
+            if (v->kind != LDXI_YSCALAR) {
+                err(&c, v, "row: the value of '%s' must be a string", k->str);
+                continue;
+            }
+            if (rc[col]) err(&c, k, "row: duplicate column '%s'", k->str);
+            rc[col] = str(&c, v);
+        }
+        for (size_t i = 0; i < t->ncolumns; i++)
+            if (!rc[i]) {
+                err(&c, row, "row %zu gives no '%s' (write '' for none)", r + 1, t->columns[i]);
+                rc[i] = "";
+            }
+        const char *k = rc[t->key];
+        if (!*k) err(&c, row, "row %zu has an empty key '%s'", r + 1, t->columns[t->key]);
+        t->numeric = t->numeric && is_integer(k);
+        if (klass >= 0 && *rc[klass] && !ldx_taxonomy_lookup(rc[klass], NULL, NULL, NULL))
+            err(&c, ldxi_ymap_get(row, "class"), "unknown class '%s' (see taxonomy.tsv)", rc[klass]);
+    }
+    t->cells = cells;
+    t->nrows = rows->n;
+    for (size_t r = 1; r < t->nrows; r++)
+        for (size_t q = 0; q < r; q++)
+            if (same_key(t, cells[r * t->ncolumns + t->key], cells[q * t->ncolumns + t->key])) {
+                err(&c, rows->items[r], "duplicate key '%s' (also row %zu)", cells[r * t->ncolumns + t->key], q + 1);
+                break;
+            }
+    return c.errors ? NULL : t;
+}
