@@ -116,6 +116,16 @@ class Converter:
                 else:
                     out.append(c)
                     i += 1
+            elif c == "{" and re.match(r"\{\d*,\d+\}", p[i:]) and \
+                    int(re.match(r"\{\d*,(\d+)\}", p[i:]).group(1)) > 255:
+                # a wide bounded gap (.{0,2000}): automata engines build a state per
+                # count, so it goes in as the unbounded one (a superset, for counting)
+                m = re.match(r"\{(\d*),\d+\}", p[i:])
+                out.append("*" if m.group(1) in ("", "0") else "+")
+                self.touched = True
+                i += len(m.group(0))
+                if i < n and p[i] in "?+":
+                    i += 1
             elif c in "*+?}" and i + 1 < n and p[i + 1] in "?+":
                 # lazy or possessive quantifier: only the greedy one exists everywhere
                 out.append(c)

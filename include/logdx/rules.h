@@ -149,6 +149,11 @@ bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig);
  * which line of the rule file that example line stands (0: unknown). A fixed-string
  * search takes 1-3; a pattern that backtracks, tens. */
 double ldx_signal_steps(const ldx_rule_info *r, size_t sig, unsigned *worst_line);
+/* Whether one search of a long line (256 KiB of the rule's examples among the filler of
+ * logged dicts) stays within PCRE2's limits, scaled from the scanner's for a 1 MiB
+ * line: a pattern with no fixed string to start from (a lookahead over the whole line,
+ * a leading .*) runs out of them on long lines and misses what they say. */
+bool ldx_signal_long_line_ok(const ldx_rule_info *r, size_t sig);
 /* Is there a prefilter at all (built with Vectorscan, and not LOGDX_ENGINE=pcre2)? */
 bool ldx_ruleset_has_prefilter(const ldx_ruleset *rs);
 

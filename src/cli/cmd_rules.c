@@ -186,6 +186,15 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
                         "take this pattern (Vectorscan refuses it, or misses lines of the "
                         "rules' examples with it); PCRE2 runs it on every line\n",
                         r->path, si->line, si->col, r->id, si->name);
+            if (!ldx_signal_long_line_ok(r, k)) {
+                found++;
+                fprintf(stderr,
+                        "logdx: %s:%u:%u: warning: rule '%s', signal '%s': on a long line (256 "
+                        "KiB) one search runs out of PCRE2's limits: bound the gaps (.{0,2000} "
+                        "rather than .* around a lookahead over the line) or start the pattern "
+                        "on a fixed string\n",
+                        r->path, si->line, si->col, r->id, si->name);
+            }
             unsigned ex_line;
             double steps = ldx_signal_steps(r, k, &ex_line);
             if (steps > MAX_STEPS) {
