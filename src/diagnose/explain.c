@@ -47,7 +47,8 @@ static void add_parts(walk *w, const ldxi_cond *c, int depth, bool needed)
     p->boolean = c->kind == LDXI_C_AND || c->kind == LDXI_C_OR || c->kind == LDXI_C_NOT ||
                  c->kind == LDXI_C_CMP || c->kind == LDXI_C_SIG ||
                  (c->kind == LDXI_C_FUNC &&
-                  (c->func == LDXI_F_RISING || c->func == LDXI_F_FALLING || c->func == LDXI_F_BEFORE));
+                  (c->func == LDXI_F_RISING || c->func == LDXI_F_FALLING ||
+                   c->func == LDXI_F_FLAT || c->func == LDXI_F_BEFORE));
     p->depth = depth;
     size_t me = w->x->nparts - 1;
     bool v = ldxi_cond_true(p->value);

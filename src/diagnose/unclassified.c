@@ -197,6 +197,8 @@ bool ldxi_unclassified_settle(ldx_scanner *s, const ldxi_rule *r, ldx_diagnosis 
                 !strcmp(name, "fatal_python"))
                 continue;
             if (exit_report(r, c[i].sig) && n) continue;
+            /* a crash the log goes on long after, with nothing ending there, was a child's */
+            if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
             if (explained(s, d, rules, n, c[i].line, c[i].hit->text ? c[i].hit->text : ""))
                 continue;
         } else {

@@ -332,7 +332,7 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
         free(rs);
         return LDX_ENOMEM;
     }
-    memcpy(rs->tables, c->tables, nt * sizeof *rs->tables);
+    if (nt) memcpy(rs->tables, c->tables, nt * sizeof *rs->tables);
     rs->ntables = nt;
     rs->arena = c->arena;
     rs->rules = c->rules;

@@ -48,7 +48,7 @@ static const struct {
     {"count", LDXI_F_COUNT, 0},    {"ranks", LDXI_F_RANKS, 0},   {"max", LDXI_F_MAX, 1},
     {"min", LDXI_F_MIN, 1},        {"first", LDXI_F_FIRST, 1},   {"last", LDXI_F_LAST, 1},
     {"sum", LDXI_F_SUM, 1},        {"avg", LDXI_F_AVG, 1},       {"points", LDXI_F_POINTS, 1},
-    {"rising", LDXI_F_RISING, 2},  {"falling", LDXI_F_FALLING, 2},
+    {"rising", LDXI_F_RISING, 2},  {"falling", LDXI_F_FALLING, 2}, {"flat", LDXI_F_FLAT, 2},
     {"growth", LDXI_F_GROWTH, 1},  {"before", LDXI_F_BEFORE, 3},
     {"then", LDXI_F_THEN, 5},      {"after", LDXI_F_AFTER, 3},   {"others", LDXI_F_OTHERS, 3},
     {"first_line", LDXI_F_FIRST_LINE, 0}, {"last_line", LDXI_F_LAST_LINE, 0},
@@ -725,7 +725,8 @@ static size_t print_rec(const ldxi_cond *c, const ldxi_cond_sig *sigs, char *buf
             if (c->cap >= 0) o = put(buf, size, o, ".%s", sigs[c->sig].caps[c->cap]);
         }
         if (c->sig2 >= 0) o = put(buf, size, o, ", %s", sigs[c->sig2].name);
-        if (c->func == LDXI_F_RISING || c->func == LDXI_F_FALLING) o = put(buf, size, o, ", %g", c->num);
+        if (c->func == LDXI_F_RISING || c->func == LDXI_F_FALLING || c->func == LDXI_F_FLAT)
+            o = put(buf, size, o, ", %g", c->num);
         if (c->func == LDXI_F_THEN)
             o = put(buf, size, o, ", %g %s", c->num, c->seconds ? "s" : "lines");
         return put(buf, size, o, ")");

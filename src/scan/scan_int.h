@@ -30,6 +30,8 @@ typedef struct {
 typedef struct {
     int rank;
     uint32_t n, rises, falls;
+    uint32_t flat;         /* the latest points within 0.1% of the first of them (flat_base) */
+    double flat_base;
     double first, last;
     double samples[LDXI_SAMPLES];
     uint32_t nsamples, stride, skip; /* decimation keeps the samples spread over the run */

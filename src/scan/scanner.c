@@ -240,8 +240,17 @@ static void add_number(ldxi_numstat *ns, int rank, double v)
         double tol = 0.01 * fabs(se->last);
         if (v > se->last + tol) se->rises++;
         else if (v < se->last - tol) se->falls++;
+        /* a value that stays put: within 0.1% of where its run began */
+        if (fabs(v - se->flat_base) <= 0.001 * fabs(se->flat_base)) {
+            se->flat++;
+        } else {
+            se->flat_base = v;
+            se->flat = 1;
+        }
     } else {
         se->first = v;
+        se->flat_base = v;
+        se->flat = 1;
     }
     se->last = v;
     se->n++;
@@ -683,6 +692,7 @@ ldx_status ldx_scanner_chunk(ldx_scanner *s, const ldx_chunk *c)
 
 static bool series_trend(const ldxi_series *se, ldxi_func f, double n)
 {
+    if (f == LDXI_F_FLAT) return se->flat >= n;
     uint32_t moves = f == LDXI_F_RISING ? se->rises : se->falls;
     uint32_t against = f == LDXI_F_RISING ? se->falls : se->rises;
     return se->n >= n && moves + 1 >= n && against == 0;
@@ -693,7 +703,9 @@ const ldxi_series *ldxi_numstat_trend(const ldxi_numstat *ns, ldxi_func f, doubl
     const ldxi_series *best = NULL;
     for (uint32_t i = 0; i < ns->nseries; i++) {
         const ldxi_series *se = &ns->series[i];
-        if ((f == LDXI_F_RISING || f == LDXI_F_FALLING) && series_trend(se, f, arg)) return se;
+        if ((f == LDXI_F_RISING || f == LDXI_F_FALLING || f == LDXI_F_FLAT) &&
+            series_trend(se, f, arg))
+            return se;
         if (!best || se->n > best->n) best = se;
     }
     return best;
@@ -701,7 +713,10 @@ const ldxi_series *ldxi_numstat_trend(const ldxi_numstat *ns, ldxi_func f, doubl
 
 double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg)
 {
-    if (!ns || ns->n == 0) return f == LDXI_F_POINTS ? 0.0 : (f == LDXI_F_RISING || f == LDXI_F_FALLING) ? 0.0 : NAN;
+    if (!ns || ns->n == 0)
+        return f == LDXI_F_POINTS || f == LDXI_F_RISING || f == LDXI_F_FALLING || f == LDXI_F_FLAT
+                   ? 0.0
+                   : NAN;
     switch (f) {
     case LDXI_F_MAX: return ns->max;
     case LDXI_F_MIN: return ns->min;
@@ -713,6 +728,7 @@ double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg)
     case LDXI_F_GROWTH: return ns->last - ns->first;
     case LDXI_F_RISING:
     case LDXI_F_FALLING:
+    case LDXI_F_FLAT:
         for (uint32_t i = 0; i < ns->nseries; i++)
             if (series_trend(&ns->series[i], f, arg)) return 1.0;
         return 0.0;

@@ -337,6 +337,32 @@ static void test_code_tables(void **state)
     }
 }
 
+/* flat(): the latest points of a series stay within 0.1% of where their run began. */
+static void test_flat(void **state)
+{
+    (void)state;
+    char *r[1];
+    r[0] = rule("t-flat", "degenerate_loss", "medium",
+                "  l: {pattern: 'step \\d+ loss (?<v>[\\d.]+)', weight: 2}\n",
+                "condition: flat(l.v, 5)\n");
+    ldx_ruleset *rs = compile(r, 1);
+    const char *stuck = "step 1 loss 2.9\nstep 2 loss 2.4\nstep 3 loss 2.3026\nstep 4 loss 2.3027\n"
+                        "step 5 loss 2.3026\nstep 6 loss 2.3028\nstep 7 loss 2.3026\n";
+    ldx_file_report *fr = analyze_text(rs, stuck);
+    assert_int_equal(fr->n, 1);
+    ldx_file_report_destroy(fr);
+    /* four points flat is not five; a run that ends moving is over */
+    fr = analyze_text(rs, "step 1 loss 2.9\nstep 3 loss 2.3026\nstep 4 loss 2.3027\nstep 5 loss 2.3026\n"
+                          "step 6 loss 2.3028\n");
+    assert_int_equal(fr->n, 0);
+    ldx_file_report_destroy(fr);
+    fr = analyze_text(rs, "step 3 loss 2.3026\nstep 4 loss 2.3027\nstep 5 loss 2.3026\n"
+                          "step 6 loss 2.3028\nstep 7 loss 2.3026\nstep 8 loss 2.1\n");
+    assert_int_equal(fr->n, 0);
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
 static void test_launcher_summary(void **state)
 {
     (void)state;
@@ -431,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_launcher_summary),
         cmocka_unit_test(test_concept_gives_way),
         cmocka_unit_test(test_code_tables),
+        cmocka_unit_test(test_flat),
         cmocka_unit_test(test_numbers_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
