@@ -190,6 +190,10 @@ bool ldxi_unclassified_settle(ldx_scanner *s, const ldxi_rule *r, ldx_diagnosis 
     const candidate *pick = NULL;
     for (size_t i = 0; i < m && !pick; i++) {
         if (c[i].hit) {
+            /* a line the reader read as part of a block is its to judge */
+            bool read = false;
+            for (size_t e = 0; e < nev && !read; e++) read = evs[e]->what.line == c[i].line;
+            if (read) continue;
             /* a hit of a signal the reader stands for (a traceback's header) is read
              * as the block itself */
             const char *name = r->info.signals[c[i].sig].name;
@@ -203,6 +207,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, const ldxi_rule *r, ldx_diagnosis 
                 continue;
         } else {
             const ldxi_fail_event *ev = c[i].ev;
+            if (ev->ignored) continue;
             bool terminal = lines - ev->what.line <= TERMINAL_SPAN || last_end > ev->what.line ||
                             ev->kind != LDXI_FAIL_EXCEPTION;
             if (!terminal || explained(s, d, rules, n, ev->what.line, ev->what.text) ||

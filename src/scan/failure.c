@@ -108,9 +108,18 @@ static bool frame_of(const char *s, size_t n, ldxi_fail_event *ev, bool *lib)
 {
     size_t i = 0;
     while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
-    if (i == 0 || n - i < 8 || memcmp(s + i, "File \"", 6) != 0) return false;
-    const char *file = s + i + 6, *end = s + n;
-    const char *q = memchr(file, '"', (size_t)(end - file));
+    if (i == 0 || n - i < 8 || memcmp(s + i, "File ", 5) != 0) return false;
+    /* the quotes as Python prints them, or as a rich-text paste turned them (U+201C, U+201D) */
+    const char *open = s + i + 5, *end = s + n, *file, *q;
+    if (*open == '"') {
+        file = open + 1;
+        q = memchr(file, '"', (size_t)(end - file));
+    } else if (end - open > 3 && memcmp(open, "\xe2\x80\x9c", 3) == 0) {
+        file = open + 3;
+        q = ldxi_memmem(file, (size_t)(end - file), "\xe2\x80\x9d", 3);
+    } else {
+        return false;
+    }
     if (!q) return false;
     const char *line = find(q, (size_t)(end - q), ", line ");
     if (!line) return false;
@@ -246,7 +255,8 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             o->ev.kind = LDXI_FAIL_EXCEPTION;
             copy_span(o->ev.type, sizeof o->ev.type, s, t);
             keep_line(&o->ev.what, line, len, lineno);
-            if (!o->ignored) record(f, &o->ev);
+            o->ev.ignored = o->ignored; /* kept, so that its line is known as no failure */
+            record(f, &o->ev);
             close_block(f, b);
         }
         /* else another process's line, or the words between chained exceptions: the

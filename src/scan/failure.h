@@ -33,6 +33,7 @@ typedef struct {
     long frame_lineno;
     char func[64];
     char type[96];         /* the exception's type, "c10::Error", "Segmentation fault" */
+    bool ignored;          /* "Exception ignored in": Python reported it and went on */
 } ldxi_fail_event;
 
 typedef struct {

@@ -12,7 +12,8 @@ static const char *const texts[] = {
          "  traceback: {pattern: 'Traceback \\(most recent call last\\):', weight: 2}\n"
          "  terminate: {pattern: 'terminate called after throwing an instance of', weight: 2}\n"
          "  fatal_python: {pattern: 'Fatal Python error: ', weight: 2}\n"
-         "  exit_status: {pattern: 'exit code (?<code>-?\\d+)', where: 'code != 0'}\n",
+         "  exit_status: {pattern: 'exit code (?<code>-?\\d+)', where: 'code != 0'}\n"
+         "  exception_line: {pattern: '^(?:[a-z_]\\w*\\.)*[A-Z]\\w*(?:Error|Exception): \\S'}\n",
          ""),
     RULE("t-oom", "cuda_oom", "high", "  oom: {pattern: 'CUDA out of memory', weight: 3}\n", ""),
     RULE("t-tok", "tokenizer_sequence_too_long", "low",
@@ -104,6 +105,31 @@ static void test_interleaved_ranks(void **state)
         assert_int_equal(d->rank, 1);
         assert_string_equal(cap(d, "exception", "type"), "ValueError");
         assert_string_equal(cap(d, "frame", "file"), "/w/b.py");
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
+/* A paste's curly quotes around a frame's file; an exception line whose traceback header
+ * was cut off. */
+static void test_pasted(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs,
+            "Traceback (most recent call last):\n"
+            "  File \xe2\x80\x9c/home/u/run.py\xe2\x80\x9d, line 95, in handler\n"
+            "    store = TCPStore(host, port)\n"
+            "RuntimeError: Address already in use\n");
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_string_equal(cap(d, "frame", "file"), "/home/u/run.py");
+        ldx_file_report_destroy(fr);
+        fr = analyze_text(rs, "Epoch 1: 100%\nlightning.fabric.utilities.exceptions.MisconfigurationException: No test_dataloader\n");
+        d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(d->line, 2);
         ldx_file_report_destroy(fr);
         ldx_ruleset_destroy(rs);
     }
@@ -230,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_exception_and_frame),
         cmocka_unit_test(test_interleaved_ranks),
         cmocka_unit_test(test_not_failures),
+        cmocka_unit_test(test_pasted),
         cmocka_unit_test(test_ranking),
         cmocka_unit_test(test_native),
     };
