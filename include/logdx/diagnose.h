@@ -85,7 +85,13 @@ typedef struct {
     char **advice;       /* the rule's advice whose version condition holds, filled in */
     size_t nadvice;
     ldx_action action;
+    char *headline;      /* what failed in the log's own words, where the rule's title is
+                          * generic (a failure no rule names: "KeyError: 'labels'"); NULL */
 } ldx_diagnosis;
+
+/* How a report names a diagnosis: the rule's title, or the log's own words and the
+ * title where the diagnosis has a headline. Writes into buf; returns it. */
+const char *ldx_diagnosis_title(const ldx_diagnosis *d, char *buf, size_t size);
 
 typedef struct {
     char *path;

@@ -6,6 +6,7 @@
  * an NCCL timeout after a CUDA OOM is collateral), its severity, and what the evidence
  * says (how much of the rule's signal weight is present, how specific it is, and how
  * early in the log it first appeared). */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
@@ -303,6 +304,19 @@ static void free_diagnosis(ldx_diagnosis *d)
     for (size_t i = 0; i < d->nadvice; i++) free(d->advice[i]);
     free(d->advice);
     free(d->action.code_value);
+    free(d->headline);
+}
+
+const char *ldx_diagnosis_title(const ldx_diagnosis *d, char *buf, size_t size)
+{
+    if (d->headline) {
+        /* "KeyError: 'x' (a failure no rule names)": the title as an aside */
+        const char *t = d->rule->title;
+        snprintf(buf, size, "%s (%c%s)", d->headline, tolower((unsigned char)t[0]), t[0] ? t + 1 : "");
+    }
+    else
+        snprintf(buf, size, "%s", d->rule->title);
+    return buf;
 }
 
 static bool related(const ldx_rule_info *a, const ldx_rule_info *b)
@@ -427,11 +441,13 @@ static char *launcher_note(const ldx_file_report *fr)
     for (size_t i = 0; i < fr->n; i++) {
         const ldx_diagnosis *d = &fr->diagnoses[i];
         if (d->rank == l->rank && d->role != LDX_ROLE_COLLATERAL &&
-            strcmp(d->rule->klass, "launcher_child_failed") != 0)
+            strcmp(d->rule->klass, "launcher_child_failed") != 0) {
+            char title[512];
             return ldxi_asprintf("the launcher names rank %d%s as the first failure; its own "
                                  "error is diagnosis [%zu] (%s, line %llu)",
-                                 l->rank, where, i + 1, d->rule->title,
+                                 l->rank, where, i + 1, ldx_diagnosis_title(d, title, sizeof title),
                                  (unsigned long long)d->line);
+        }
     }
     const char *sig = l->signame[0] ? l->signame : "";
     if (l->signal == 9)

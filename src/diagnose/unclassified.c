@@ -91,6 +91,41 @@ static void capture(ldx_evidence *e, const char *name, const char *value)
     if (c[e->ncaps].value) e->ncaps++;
 }
 
+/* The failure in the log's words: the line from the exception's type (or, for a line of
+ * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length. */
+static char *headline_of(const candidate *c)
+{
+    const char *t = c->ev ? c->ev->what.text : c->hit->text ? c->hit->text : "";
+    if (c->ev && c->ev->kind == LDXI_FAIL_EXCEPTION && c->ev->type[0]) {
+        const char *at = strstr(t, c->ev->type);
+        if (at) t = at;
+    } else if (c->ev && c->ev->kind == LDXI_FAIL_TERMINATE) {
+        const char *w = c->ev->detail.line ? strstr(c->ev->detail.text, "what():") : NULL;
+        if (w) {
+            w += 7;
+            while (*w == ' ') w++;
+        }
+        return ldxi_asprintf("%.60s: %.100s", c->ev->type[0] ? c->ev->type : "C++ exception",
+                             w ? w : "terminate called");
+    } else {
+        for (bool more = true; more;) {
+            more = false;
+            while (*t == ' ' || *t == '\t') t++;
+            if (*t == '>') {
+                t++;
+                more = true;
+            } else if (*t == '[') {
+                const char *e = strchr(t, ']');
+                if (e && e - t < 40 && e[1] == ':') {
+                    t = e + 2;
+                    more = true;
+                }
+            }
+        }
+    }
+    return ldxi_asprintf("%.160s", t);
+}
+
 /* The chosen failure becomes u's evidence, line and rank. */
 static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
 {
@@ -157,6 +192,8 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
         u->nranks = 1;
     }
     ldxi_choose_action(u);
+    free(u->headline);
+    u->headline = headline_of(c);
     return true;
 }
 

@@ -131,7 +131,8 @@ static void diagnosis(gh_state *s, const ldx_file_report *fr, const ldx_diagnosi
                               ldx_severity_name(r->severity), r->klass, ldx_role_name(d->role),
                               d->cause ? " (follows " : "", d->cause ? d->cause : "",
                               d->cause ? ")" : "", d->confidence, r->id);
-    char *title = ldxi_asprintf("%s [%s]", r->title, r->id);
+    char named[512];
+    char *title = ldxi_asprintf("%s [%s]", ldx_diagnosis_title(d, named, sizeof named), r->id);
     if (!msg || !title) s->ok = false;
     else annotate(s, level_of(r->severity), fr->path, d->line, title, msg);
     free(title);

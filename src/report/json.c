@@ -98,6 +98,7 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
     cJSON_AddStringToObject(o, "rule", r->id);
     cJSON_AddStringToObject(o, "class", r->klass);
     cJSON_AddStringToObject(o, "title", r->title);
+    if (d->headline) cJSON_AddStringToObject(o, "headline", d->headline);
     cJSON_AddStringToObject(o, "category", r->category);
     cJSON_AddStringToObject(o, "severity", ldx_severity_name(r->severity));
     if (r->level != LDX_LEVEL_SPECIFIC)

@@ -113,10 +113,12 @@ static void role_text(junit_state *s, const ldx_diagnosis *d)
 static void failure(junit_state *s, const char *path, const ldx_diagnosis *d)
 {
     const ldx_rule_info *r = d->rule;
+    char title[512];
+    ldx_diagnosis_title(d, title, sizeof title);
     put(s, "      <failure type=\"");
     esc(s, r->klass, true);
     put(s, "\" message=\"");
-    esc(s, r->title, true);
+    esc(s, title, true);
     put(s, "\">");
     esc(s, path, false);
     put(s, ":%llu: %s %s ", (unsigned long long)d->line, ldx_severity_name(r->severity),
@@ -125,7 +127,7 @@ static void failure(junit_state *s, const char *path, const ldx_diagnosis *d)
     put(s, " (");
     role_text(s, d);
     put(s, ", confidence %.2f)\n", d->confidence);
-    esc(s, r->title, false);
+    esc(s, title, false);
     put(s, "\n\nevidence:\n");
     for (size_t i = 0; i < d->nevidence; i++) {
         const ldx_evidence *e = &d->evidence[i];
@@ -204,7 +206,8 @@ static ldx_status u_file(ldx_report *r, const ldx_file_report *fr)
             ldx_severity_name(d->rule->severity), d->rule->klass);
         esc(s, d->rule->id, false);
         put(s, ": ");
-        esc(s, d->rule->title, false);
+        char title[512];
+        esc(s, ldx_diagnosis_title(d, title, sizeof title), false);
         put(s, " (");
         role_text(s, d);
         put(s, ")\n");

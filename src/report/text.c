@@ -82,10 +82,11 @@ static void sparkline(FILE *fp, const double *v, size_t n)
 static void print_quiet(ldx_report *r, const ldx_file_report *fr, const ldx_diagnosis *d)
 {
     FILE *fp = r->fp;
+    char title[512];
     fprintf(fp, "%s:%llu: %s%s%s %s %s: %s (confidence %.2f", fr->path,
             (unsigned long long)d->line, col(r, sev_color(d->rule->severity)),
             ldx_severity_name(d->rule->severity), col(r, C_RESET), d->rule->klass, d->rule->id,
-            d->rule->title, d->confidence);
+            ldx_diagnosis_title(d, title, sizeof title), d->confidence);
     if (d->rank >= 0) fprintf(fp, ", rank %d", d->rank);
     fprintf(fp, ", %s)\n", ldx_role_name(d->role));
 }
@@ -121,10 +122,11 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
 {
     FILE *fp = r->fp;
     const ldx_rule_info *ri = d->rule;
-    char sev[16];
+    char sev[16], title[512];
     upper(ldx_severity_name(ri->severity), sev, sizeof sev);
     fprintf(fp, "\n%s[%zu]%s %s%-8s%s %s%s%s\n", col(r, C_BOLD), idx + 1, col(r, C_RESET),
-            col(r, sev_color(ri->severity)), sev, col(r, C_RESET), col(r, C_BOLD), ri->title,
+            col(r, sev_color(ri->severity)), sev, col(r, C_RESET), col(r, C_BOLD),
+            ldx_diagnosis_title(d, title, sizeof title),
             col(r, C_RESET));
     fprintf(fp, "    %s%s · %s · confidence %.2f · %s", col(r, C_DIM), ri->klass, ri->id,
             d->confidence, ldx_role_name(d->role));
@@ -231,9 +233,11 @@ static void print_story(ldx_report *r, const ldx_file_report *fr)
             ldx_format_time(d->ts_kind, d->ts, t, sizeof t);
             snprintf(when, sizeof when, "%s, ", t);
         }
+        char title[512];
         fprintf(fp, "  %s %s[%zu]%s %sline %llu%s%s: %s", k == 0 ? "*" : "→",
                 col(r, C_BOLD), index_of(fr, d->rule->id), col(r, C_RESET), when,
-                (unsigned long long)d->line, ranks[0] ? ", " : "", ranks, d->rule->title);
+                (unsigned long long)d->line, ranks[0] ? ", " : "", ranks,
+                ldx_diagnosis_title(d, title, sizeof title));
         if (d->hits > 1) fprintf(fp, " (%llu lines)", (unsigned long long)d->hits);
         if (d->role == LDX_ROLE_COLLATERAL && d->cause)
             fprintf(fp, " %s← follows [%zu]%s", col(r, C_DIM), index_of(fr, d->cause), col(r, C_RESET));
@@ -273,8 +277,9 @@ static ldx_status t_file(ldx_report *r, const ldx_file_report *fr)
         if (coll) fprintf(fp, " (%zu collateral)", coll);
         fputc('\n', fp);
         const ldx_diagnosis *top = &fr->diagnoses[0];
-        fprintf(fp, "most likely cause: %s%s%s (%s)", col(r, C_BOLD), top->rule->title,
-                col(r, C_RESET), top->rule->klass);
+        char title[512];
+        fprintf(fp, "most likely cause: %s%s%s (%s)", col(r, C_BOLD),
+                ldx_diagnosis_title(top, title, sizeof title), col(r, C_RESET), top->rule->klass);
         if (top->rank >= 0) fprintf(fp, " on rank %d", top->rank);
         fprintf(fp, " at line %llu\n", (unsigned long long)top->line);
         if (fr->n > 1) print_story(r, fr);
