@@ -112,8 +112,10 @@ typedef struct ldx_ruleset ldx_ruleset;
 
 ldx_status ldx_compiler_create(ldx_compiler **out, ldx_msgs *msgs);
 void ldx_compiler_destroy(ldx_compiler *c);
-/* The rules embedded in the binary at build time. */
+/* The rules embedded in the binary at build time (and the code tables among them). */
 ldx_status ldx_compiler_add_builtin(ldx_compiler *c);
+/* The built-in code tables alone, for a rule set without the built-in rules. */
+ldx_status ldx_compiler_add_builtin_tables(ldx_compiler *c);
 /* A rule file, or a folder searched recursively for *.yaml and *.yml. */
 ldx_status ldx_compiler_add_path(ldx_compiler *c, const char *path);
 ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char *data,

@@ -219,7 +219,10 @@ static int rules_lint(cli_opts *o)
     if (o->strict && strict_checks(rs, o)) errs = true;
     /* the built-in library's bar (--strict) includes pattern hygiene when asked */
     if (o->perf && perf_checks(rs, o) && o->strict) errs = true;
-    size_t n = ldx_ruleset_count(rs), nt = ldx_ruleset_table_count(rs);
+    /* the built-in tables come with --no-default-rules too, but are not what was linted */
+    size_t n = ldx_ruleset_count(rs), nt = 0;
+    for (size_t i = 0; i < ldx_ruleset_table_count(rs); i++)
+        nt += !o->no_default_rules || !ldx_ruleset_table(rs, i)->builtin;
     char tables[64] = "";
     if (nt) snprintf(tables, sizeof tables, " and %zu code table%s", nt, nt == 1 ? "" : "s");
     if (!o->quiet)

@@ -254,7 +254,9 @@ ldx_ruleset *cli_load_rules(const cli_opts *o, const char *const *extra, size_t 
         ldx_msgs_destroy(msgs);
         return NULL;
     }
+    /* the code tables are data the user's rules may look codes up in, rules or not */
     if (!o->no_default_rules) ldx_compiler_add_builtin(c);
+    else ldx_compiler_add_builtin_tables(c);
     for (size_t i = 0; i < o->nrule_paths; i++) ldx_compiler_add_path(c, o->rule_paths[i]);
     for (size_t i = 0; i < nextra; i++) ldx_compiler_add_path(c, extra[i]);
     ldx_ruleset *rs = NULL;

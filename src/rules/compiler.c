@@ -103,11 +103,12 @@ ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char
     return add_buffer(c, name, false, data, len, builtin);
 }
 
-ldx_status ldx_compiler_add_builtin(ldx_compiler *c)
+static ldx_status add_embedded(ldx_compiler *c, bool tables_only)
 {
     ldx_status worst = LDX_OK;
     for (size_t i = 0; i < ldxi_builtin_rules_count; i++) {
         const ldxi_embedded *e = &ldxi_builtin_rules[i];
+        if (tables_only && strncmp(e->path, "rules/tables/", 13) != 0) continue;
         /* the prefix keeps messages about the embedded copy apart from a file on disk
          * with the same relative path */
         char name[512];
@@ -118,6 +119,10 @@ ldx_status ldx_compiler_add_builtin(ldx_compiler *c)
     }
     return worst;
 }
+
+ldx_status ldx_compiler_add_builtin(ldx_compiler *c) { return add_embedded(c, false); }
+
+ldx_status ldx_compiler_add_builtin_tables(ldx_compiler *c) { return add_embedded(c, true); }
 
 static int is_rule_file(const char *path)
 {
