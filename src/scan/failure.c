@@ -81,7 +81,7 @@ static void copy_span(char *dst, size_t size, const char *p, size_t n)
 bool ldxi_failure_library_file(const char *file)
 {
     static const char *const lib[] = {
-        "site-packages", "dist-packages", "/lib/python", "\\lib\\python", "\\Lib\\",
+        "site-packages", "dist-packages", "<unknown>", "/lib/python", "\\lib\\python", "\\Lib\\",
         "/lib64/python", "<frozen ", "<string>", "/usr/lib/", "/_bootstrap", "/runpy.py",
         "\\runpy.py", "/threading.py", "/multiprocessing/", "\\multiprocessing\\",
         /* console entry points: torchrun, accelerate, deepspeed */
