@@ -55,16 +55,15 @@ int cmd_explain(cli_opts *o)
         bool reported = false;
         for (size_t i = 0; i < fr->n && !reported; i++) reported = fr->diagnoses[i].rule == r;
         /* a rule whose condition held may still give way in the diagnosis */
-        const char *why = !x->fired || reported ? NULL
-                          : r->level == LDX_LEVEL_CONCEPT
-                              ? "FIRED, not reported: a specific rule of its class fired, or one "
-                                "explains its lines"
-                              : !strcmp(r->klass, "unclassified_failure")
-                                    ? "FIRED, not reported: another rule explains each failure "
-                                      "line, or the log went on long after it"
-                                    : NULL;
+        const char *verdict = x->fired ? "FIRED" : "did not fire";
+        if (x->fired && !reported && r->level == LDX_LEVEL_CONCEPT)
+            verdict = "FIRED, not reported: a specific rule of its class fired, or one explains "
+                      "its lines";
+        else if (x->fired && !reported && !strcmp(r->klass, "unclassified_failure"))
+            verdict = "FIRED, not reported: another rule explains each failure line, or the log "
+                      "went on long after it";
         printf("%s (%s)\n%s on %s (%llu lines): %s\n", r->id, r->klass, r->title, path,
-               (unsigned long long)fr->lines, why ? why : x->fired ? "FIRED" : "did not fire");
+               (unsigned long long)fr->lines, verdict);
         printf("\nsignals\n");
         for (size_t i = 0; i < x->nsignals; i++) {
             const ldx_signal_explain *se = &x->signals[i];

@@ -71,12 +71,8 @@ static ldx_status add_evidence(ldx_diagnosis *d, const ldxi_rule *r, size_t k,
             if (!h->caps[c]) continue;
             e->caps[e->ncaps].name = sc->capnames[c];
             e->caps[e->ncaps].value = ldxi_strdup(h->caps[c]);
-            if (sc->table && c == sc->lookup_cap && e->caps[e->ncaps].value) {
-                e->table = sc->table;
-                e->code_cap = (int)e->ncaps;
-                e->row = ldx_table_row(sc->table, e->caps[e->ncaps].value);
-            }
             e->ncaps++;
+            ldxi_evidence_code(e, sc, c);
         }
     }
     return LDX_OK;
@@ -140,6 +136,15 @@ static char *fill_versions(const ldx_scanner *s, const char *text)
     return b.data;
 }
 
+void ldxi_evidence_code(ldx_evidence *e, const ldxi_sigc *sc, size_t k)
+{
+    const char *v = e->caps[e->ncaps - 1].value;
+    if (!sc->table || k != sc->lookup_cap || !v) return;
+    e->table = sc->table;
+    e->code_cap = (int)e->ncaps - 1;
+    e->row = ldx_table_row(sc->table, v);
+}
+
 /* How far an action goes: the strongest one any evidence line's code asks for wins. */
 static int action_rank(const char *a)
 {
@@ -158,8 +163,9 @@ void ldxi_choose_action(ldx_diagnosis *d)
     for (size_t i = 0; i < d->nevidence; i++) {
         const ldx_evidence *e = &d->evidence[i];
         const char *a = e->row >= 0 ? ldx_table_cell(e->table, e->row, "action") : NULL;
-        if (!a || !*a || action_rank(a) <= best) continue;
-        best = action_rank(a);
+        int rank = a && *a ? action_rank(a) : -1;
+        if (rank <= best) continue;
+        best = rank;
         d->action.action = a;
         const char *t = ldx_table_cell(e->table, e->row, "action_text");
         d->action.text = t && *t ? t : NULL;
@@ -496,70 +502,59 @@ static bool shares_symptom_line(const ldx_diagnosis *s, const ldx_diagnosis *d)
     return false;
 }
 
-/* Concept rules give way to specific ones: a concept diagnosis is dropped when a
- * specific rule of its class fired or explains one of its lines; one that stays has a
- * lower confidence and ranks below specific diagnoses of its severity. Keeps d[] and
- * rules[] parallel; returns the new count. */
-static size_t give_way(ldx_diagnosis *d, const ldxi_rule **rules, size_t n)
+/* Frees the diagnoses marked in drop and closes the gaps, keeping d[] and rules[]
+ * parallel; returns the new count. */
+static size_t drop_marked(ldx_diagnosis *d, const ldxi_rule **rules, size_t n, const bool *drop)
 {
-    bool *drop = calloc(n ? n : 1, sizeof(bool));
-    if (!drop) return n; /* out of memory: keep everything rather than lose a finding */
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n && d[i].rule->level == LDX_LEVEL_CONCEPT && !drop[i]; j++)
-            drop[i] = d[j].rule->level == LDX_LEVEL_SPECIFIC &&
-                      strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED) != 0 && /* the fallback */
-                      (!strcmp(d[j].rule->klass, d[i].rule->klass) ||
-                       shares_symptom_line(&d[j], &d[i]));
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         if (drop[i]) {
             free_diagnosis(&d[i]);
             continue;
         }
-        if (d[i].rule->level == LDX_LEVEL_CONCEPT) {
-            d[i].confidence = fmax(0.05, round(d[i].confidence * 85.0) / 100.0);
-            d[i].score -= 0.06;
-        }
         d[kept] = d[i];
         rules[kept++] = rules[i];
     }
-    free(drop);
     return kept;
 }
 
+/* Concept rules give way to specific ones: a concept diagnosis is dropped when a
+ * specific rule of its class fired or explains one of its lines; one that stays has a
+ * lower confidence and ranks below specific diagnoses of its severity. */
+static size_t give_way(ldx_diagnosis *d, const ldxi_rule **rules, size_t n)
+{
+    bool *drop = calloc(n ? n : 1, sizeof(bool));
+    if (!drop) return n; /* out of memory: keep everything rather than lose a finding */
+    for (size_t i = 0; i < n; i++) {
+        if (d[i].rule->level != LDX_LEVEL_CONCEPT) continue;
+        for (size_t j = 0; j < n && !drop[i]; j++)
+            drop[i] = d[j].rule->level == LDX_LEVEL_SPECIFIC &&
+                      strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED) != 0 && /* the fallback */
+                      (!strcmp(d[j].rule->klass, d[i].rule->klass) ||
+                       shares_symptom_line(&d[j], &d[i]));
+        if (!drop[i]) {
+            d[i].confidence = fmax(0.05, round(d[i].confidence * 85.0) / 100.0);
+            d[i].score -= 0.06;
+        }
+    }
+    n = drop_marked(d, rules, n, drop);
+    free(drop);
+    return n;
+}
+
 /* Diagnoses of a failure no rule names: each settles on the first failure the others
- * do not explain, or goes (unclassified.c). Keeps d[] and rules[] parallel; returns the
- * new count. */
+ * do not explain, or goes (unclassified.c). */
 static size_t settle_unclassified(ldx_scanner *s, ldx_diagnosis *d, const ldxi_rule **rules,
                                   size_t n, uint64_t lines, const ldx_launcher_info *li)
 {
-    /* the others, that explain failures: every diagnosis of another class */
-    ldx_diagnosis *o = calloc(n ? n : 1, sizeof *o);
-    const ldxi_rule **orules = calloc(n ? n : 1, sizeof *orules);
-    size_t no = 0;
-    if (!o || !orules) {
-        free(o);
-        free(orules);
-        return n;
-    }
+    bool *drop = calloc(n ? n : 1, sizeof(bool));
+    if (!drop) return n;
     for (size_t i = 0; i < n; i++)
-        if (strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED)) {
-            o[no] = d[i];
-            orules[no++] = rules[i];
-        }
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED) &&
-            !ldxi_unclassified_settle(s, rules[i], &d[i], o, orules, no, lines, li)) {
-            free_diagnosis(&d[i]);
-            continue;
-        }
-        d[kept] = d[i];
-        rules[kept++] = rules[i];
-    }
-    free(o);
-    free(orules);
-    return kept;
+        drop[i] = !strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED) &&
+                  !ldxi_unclassified_settle(s, i, d, rules, n, lines, li);
+    n = drop_marked(d, rules, n, drop);
+    free(drop);
+    return n;
 }
 
 /* A failure no rule names ranks below every independent finding of a rule that does

@@ -38,13 +38,14 @@ static bool exit_report(const ldxi_rule *r, size_t k)
     return strncmp(r->info.signals[k].name, "exit", 4) == 0;
 }
 
-/* Does another fired rule explain this line: evidence of its own there, or one of its
- * symptom patterns matching the text? */
+/* Does a fired rule of another class explain this line: evidence of its own there, or
+ * one of its symptom patterns matching the text? */
 static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *const *rules,
                       size_t n, uint64_t line, const char *text)
 {
     size_t len = strlen(text);
     for (size_t j = 0; j < n; j++) {
+        if (!strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED)) continue;
         for (size_t e = 0; e < d[j].nevidence; e++)
             if (d[j].evidence[e].line == line) return true;
         const ldxi_rule *o = rules[j];
@@ -161,12 +162,7 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
         for (size_t k = 0; ok && c->hit->caps && k < sc->ncaps; k++) {
             size_t before = e->ncaps;
             capture(e, sc->capnames[k], c->hit->caps[k]);
-            if (sc->table && k == sc->lookup_cap && e->ncaps > before) {
-                /* an exit status, as its table says */
-                e->table = sc->table;
-                e->code_cap = (int)before;
-                e->row = ldx_table_row(sc->table, e->caps[before].value);
-            }
+            if (e->ncaps > before) ldxi_evidence_code(e, sc, k); /* an exit status's row */
         }
         u->confidence = exit_report(r, c->sig) ? 0.4 : 0.5;
     }
@@ -197,10 +193,14 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
     return true;
 }
 
-bool ldxi_unclassified_settle(ldx_scanner *s, const ldxi_rule *r, ldx_diagnosis *u,
-                              const ldx_diagnosis *d, const ldxi_rule *const *rules, size_t n,
-                              uint64_t lines, const ldx_launcher_info *launcher)
+bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
+                              const ldxi_rule *const *rules, size_t n, uint64_t lines,
+                              const ldx_launcher_info *launcher)
 {
+    const ldxi_rule *r = rules[ui];
+    ldx_diagnosis *u = &d[ui];
+    size_t others = 0; /* fired rules that name a failure */
+    for (size_t j = 0; j < n; j++) others += strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED) != 0;
     const ldxi_fail_event *evs[LDXI_FAIL_EVENTS + 1 + LDXI_FAIL_OPEN];
     size_t nev = ldxi_failure_events(&s->failure, evs, sizeof evs / sizeof evs[0]);
     size_t ncand = nev;
@@ -237,7 +237,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, const ldxi_rule *r, ldx_diagnosis 
             if (!strcmp(name, "traceback") || !strcmp(name, "terminate") ||
                 !strcmp(name, "fatal_python"))
                 continue;
-            if (exit_report(r, c[i].sig) && n) continue;
+            if (exit_report(r, c[i].sig) && others) continue;
             /* a crash the log goes on long after, with nothing ending there, was a child's */
             if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
             if (explained(s, d, rules, n, c[i].line, c[i].hit->text ? c[i].hit->text : ""))

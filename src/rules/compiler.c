@@ -316,15 +316,16 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
         ldx_table_info *t = c->tables[i];
         size_t j = 0;
         while (j < nt && strcmp(c->tables[j]->name, t->name)) j++;
-        if (j == nt) {
+        const ldx_table_info *had = j < nt ? c->tables[j] : NULL;
+        if (!had) {
             c->tables[nt++] = t;
-        } else if (c->tables[j]->builtin && !t->builtin) {
-            c->tables[j] = t;
-        } else if (!(t->builtin && !c->tables[j]->builtin) && strcmp(t->path, c->tables[j]->path)) {
+        } else if (had->builtin && !t->builtin) {
+            c->tables[j] = t; /* the user's replaces the built-in one */
+        } else if (had->builtin == t->builtin && strcmp(t->path, had->path)) {
             ldx_msgs_add(c->msgs, LDX_MSG_ERROR, t->path, 1, 1, "duplicate table '%s' (also in %s)",
-                         t->name, c->tables[j]->path);
+                         t->name, had->path);
             c->failed = 1;
-        }
+        } /* else a built-in one after the user's, or one file read twice: the first stays */
     }
     c->ntables = nt;
     for (size_t i = 0; i < n; i++)

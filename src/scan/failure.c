@@ -192,6 +192,21 @@ static ldxi_fail_block *open_block(ldxi_failure *f, const char *text, size_t ple
     return o;
 }
 
+/* A block opens on its header's line (at p in text): what stands before the keyword is
+ * its prefix; a terminate or a fatal error keeps that line as what happened. NULL where
+ * the prefix is too long to be a rank's tag. */
+static ldxi_fail_block *open_header(ldxi_failure *f, const char *text, const char *p, size_t len,
+                                    int mode, uint64_t lineno)
+{
+    size_t plen = (size_t)(p - text);
+    if (plen >= sizeof f->open[0].prefix) return NULL;
+    ldxi_fail_block *o = open_block(f, text, plen, mode, lineno);
+    if (mode == MODE_WHAT) o->ev.kind = LDXI_FAIL_TERMINATE;
+    if (mode == MODE_FAULT) o->ev.kind = LDXI_FAIL_FATAL;
+    if (mode != MODE_TRACEBACK) keep_line(&o->ev.what, text, len, lineno);
+    return o;
+}
+
 /* Does the line carry the block's prefix? The same bytes, or (timestamps that a log
  * collector puts on every line) the same with other digits on the same rank. */
 static bool same_prefix(const ldxi_fail_block *o, const char *text, size_t n)
@@ -255,8 +270,7 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             o->ev.kind = LDXI_FAIL_EXCEPTION;
             copy_span(o->ev.type, sizeof o->ev.type, s, t);
             keep_line(&o->ev.what, line, len, lineno);
-            o->ev.ignored = o->ignored; /* kept, so that its line is known as no failure */
-            record(f, &o->ev);
+            record(f, &o->ev); /* an ignored one too: its line is then known as no failure */
             close_block(f, b);
         }
         /* else another process's line, or the words between chained exceptions: the
@@ -280,11 +294,11 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
 {
     size_t n = len < 8192 ? len : 8192;
     const char *p;
+    const char *end = text + n;
+    ldxi_fail_block *o;
     if ((p = find(text, n, TB))) {
-        size_t plen = (size_t)(p - text);
-        if (plen >= sizeof f->open[0].prefix) return;
-        ldxi_fail_block *o = open_block(f, text, plen, MODE_TRACEBACK, lineno);
-        o->ignored = f->ignored_line && lineno - f->ignored_line <= 2;
+        if ((o = open_header(f, text, p, len, MODE_TRACEBACK, lineno)))
+            o->ev.ignored = f->ignored_line && lineno - f->ignored_line <= 2;
         return;
     }
     if (find(text, n, IGNORED)) {
@@ -292,27 +306,18 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         return;
     }
     if ((p = find(text, n, TERMINATE))) {
-        size_t plen = (size_t)(p - text);
-        if (plen >= sizeof f->open[0].prefix) return;
-        ldxi_fail_block *o = open_block(f, text, plen, MODE_WHAT, lineno);
-        o->ev.kind = LDXI_FAIL_TERMINATE;
-        keep_line(&o->ev.what, text, len, lineno);
-        const char *q = p + strlen(TERMINATE);
-        const char *end = text + n;
+        if (!(o = open_header(f, text, p, len, MODE_WHAT, lineno))) return;
+        /* the type between the quotes */
+        const char *q = p + strlen(TERMINATE), *qe;
         while (q < end && (*q == ' ' || *q == '\'')) q++;
-        const char *qe = q;
-        while (qe < end && *qe != '\'') qe++;
+        for (qe = q; qe < end && *qe != '\''; qe++) {}
         copy_span(o->ev.type, sizeof o->ev.type, q, (size_t)(qe - q));
         return;
     }
     if ((p = find(text, n, FATAL))) {
-        size_t plen = (size_t)(p - text);
-        if (plen >= sizeof f->open[0].prefix) return;
-        ldxi_fail_block *o = open_block(f, text, plen, MODE_FAULT, lineno);
-        o->ev.kind = LDXI_FAIL_FATAL;
-        keep_line(&o->ev.what, text, len, lineno);
+        if (!(o = open_header(f, text, p, len, MODE_FAULT, lineno))) return;
         const char *q = p + strlen(FATAL);
-        copy_span(o->ev.type, sizeof o->ev.type, q, (size_t)(text + n - q));
+        copy_span(o->ev.type, sizeof o->ev.type, q, (size_t)(end - q));
         return;
     }
     /* the line continues the block open on its prefix, if any (the longest prefix
@@ -327,9 +332,9 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     }
     /* blocks nobody continues end in time */
     for (uint32_t b = 0; b < f->nopen;) {
-        ldxi_fail_block *o = &f->open[b];
-        if (lineno > o->last_frame + BLOCK_SPAN) {
-            if (o->mode != MODE_TRACEBACK) record(f, &o->ev);
+        const ldxi_fail_block *bl = &f->open[b];
+        if (lineno > bl->last_frame + BLOCK_SPAN) {
+            if (bl->mode != MODE_TRACEBACK) record(f, &bl->ev);
             close_block(f, b);
         } else {
             b++;

@@ -43,7 +43,6 @@ typedef struct {
     int mode;        /* traceback, terminate's what(), faulthandler's stack */
     uint64_t start, last_frame;
     uint32_t frames;
-    bool ignored;    /* "Exception ignored in ...": Python went on */
     ldxi_fail_event ev;
 } ldxi_fail_block;
 

@@ -41,16 +41,24 @@ typedef struct {
     ldx_status st;
 } compiled;
 
-static compiled compile(const char *name, const char *text)
+/* Compiles n rule or table texts (builtin[i]: as a built-in one; NULL: none is). */
+static compiled compile_n(const char *const *names, const char *const *texts,
+                          const bool *builtin, size_t n)
 {
     compiled c = {0};
     ldx_msgs_create(&c.msgs);
     ldx_compiler *comp;
     assert_int_equal(ldx_compiler_create(&comp, c.msgs), LDX_OK);
-    ldx_compiler_add_buffer(comp, name, text, strlen(text), false);
+    for (size_t i = 0; i < n; i++)
+        ldx_compiler_add_buffer(comp, names[i], texts[i], strlen(texts[i]), builtin && builtin[i]);
     c.st = ldx_compiler_finish(comp, &c.rs);
     ldx_compiler_destroy(comp);
     return c;
+}
+
+static compiled compile(const char *name, const char *text)
+{
+    return compile_n(&name, &text, NULL, 1);
 }
 
 static void release(compiled *c)
@@ -243,15 +251,9 @@ static const char table_text[] =
 
 static compiled compile_two(const char *t1, bool b1, const char *t2)
 {
-    compiled c = {0};
-    ldx_msgs_create(&c.msgs);
-    ldx_compiler *comp;
-    assert_int_equal(ldx_compiler_create(&comp, c.msgs), LDX_OK);
-    ldx_compiler_add_buffer(comp, "a.yaml", t1, strlen(t1), b1);
-    ldx_compiler_add_buffer(comp, "b.yaml", t2, strlen(t2), false);
-    c.st = ldx_compiler_finish(comp, &c.rs);
-    ldx_compiler_destroy(comp);
-    return c;
+    const char *names[] = {"a.yaml", "b.yaml"}, *texts[] = {t1, t2};
+    const bool builtin[] = {b1, false};
+    return compile_n(names, texts, builtin, 2);
 }
 
 static char *with_lookup(const char *lookup)
