@@ -23,6 +23,11 @@ command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 have_pc libarchive || need="$need libarchive-dev"
 have_pc liblzma || need="$need liblzma-dev"
 have_pc libzstd || need="$need libzstd-dev"
+# Hostile-input tests (tests/faults/hostile.sh): the compressors that make the bombs,
+# and GNU time for their memory
+command -v xz >/dev/null 2>&1 || need="$need xz-utils"
+command -v zstd >/dev/null 2>&1 || need="$need zstd"
+[ -x /usr/bin/time ] || need="$need time"
 # Browser test of --format html (tests/html/run.sh), opt-in: it is a large package
 if [ "${LOGDX_BROWSER_TESTS:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   need="$need chromium"

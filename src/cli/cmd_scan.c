@@ -5,7 +5,10 @@
  * the one shared, immutable ruleset, take inputs from the list in order. The main
  * thread reports the results strictly in list order, holding back any that finish
  * early, so the output and exit status are the same for every -j. An input may be an
- * archive holding several logs: it yields one file report per log. */
+ * archive holding several logs: it yields one file report per log, and those stream
+ * out as its logs are done, so an archive of a million members costs what one report
+ * does. A worker ahead of the input being reported holds at most HOLD reports of its
+ * own before it waits its turn. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -21,8 +24,8 @@
 typedef struct {
     char *path;               /* "-" for standard input */
     uint64_t size;            /* bytes on disk, for the progress line (0: unknown) */
-    ldx_file_report **reports; /* one per log inside */
-    size_t nreports, capreports;
+    ldx_file_report **reports; /* one per log inside, not yet reported: [nout, nreports) */
+    size_t nout, nreports, capreports;
     ldx_msgs *errors;         /* problems with the input as a whole: open, damaged archive */
     ldx_status st;            /* LDX_ENOMEM stops everything */
     bool done;
@@ -44,6 +47,8 @@ typedef struct {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t next;              /* the next task to hand out */
+    size_t current;           /* the task being reported */
+    bool inline_out;          /* one input, scanned on the main thread: report as it goes */
     size_t files_done;
     uint64_t bytes_done, bytes_total;
     /* Main thread only. */
@@ -98,8 +103,32 @@ static ldx_status walk_found(const char *path, void *vctx) { return add_task(vct
 
 /* ---- the workers ---- */
 
+#define HOLD 16
+
+static ldx_status report_one(scan_ctx *c, task *t, ldx_file_report *fr);
+
+/* Hands a finished report on: to the output when it is this input's turn (or it is the
+ * only input), else into the task's queue, waiting while that queue is full. */
+static ldx_status deliver(scan_ctx *c, task *t, ldx_file_report *fr)
+{
+    if (c->inline_out) {
+        ldx_status st = report_one(c, t, fr);
+        ldx_file_report_destroy(fr);
+        return st;
+    }
+    pthread_mutex_lock(&c->mu);
+    while (t->nreports - t->nout >= HOLD && &c->tasks[c->current] != t)
+        pthread_cond_wait(&c->cv, &c->mu);
+    if (t->nout == t->nreports) t->nout = t->nreports = 0;
+    ldx_status st = PUSH(t->reports, t->nreports, t->capreports, fr);
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    if (st != LDX_OK) ldx_file_report_destroy(fr);
+    return st;
+}
+
 /* spare: this input has threads of its own (decoding ahead, matching batches). */
-static void run_task(ldx_scanner *s, const ldx_file_report *baseline, task *t, bool spare)
+static void run_task(scan_ctx *c, ldx_scanner *s, task *t, bool spare)
 {
     if (ldx_msgs_create(&t->errors) != LDX_OK) {
         t->st = LDX_ENOMEM;
@@ -136,11 +165,8 @@ static void run_task(ldx_scanner *s, const ldx_file_report *baseline, task *t, b
         ldx_file_report *fr = NULL;
         st = ldx_analyze(s, r, &fr);
         if (fr) {
-            ldx_file_report_baseline(fr, baseline);
-            if (PUSH(t->reports, t->nreports, t->capreports, fr) != LDX_OK) {
-                ldx_file_report_destroy(fr);
-                st = LDX_ENOMEM;
-            }
+            ldx_file_report_baseline(fr, c->baseline);
+            if (deliver(c, t, fr) != LDX_OK) st = LDX_ENOMEM;
         }
         if (st == LDX_ENOMEM) break;
     }
@@ -165,7 +191,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&c->mu);
         if (i >= c->ntasks) break;
         task *t = &c->tasks[i];
-        run_task(w->scanner, c->baseline, t, w->spare);
+        run_task(c, w->scanner, t, w->spare);
         pthread_mutex_lock(&c->mu);
         t->done = true;
         c->files_done++;
@@ -219,7 +245,31 @@ static void progress_draw(scan_ctx *c)
 
 /* ---- reporting, in list order ---- */
 
-static void report_task(scan_ctx *c, task *t)
+static ldx_status report_one(scan_ctx *c, task *t, ldx_file_report *fr)
+{
+    ldx_status st = LDX_OK;
+    if (ldx_msgs_errors(fr->errors)) c->failed = true;
+    cli_print_msgs(fr->errors);
+    int w = ldx_file_report_worst(fr);
+    if (w > c->worst) c->worst = w;
+    if (c->redactor && ldx_file_report_redact(fr, c->redactor) != LDX_OK) st = LDX_ENOMEM;
+    if (ldx_report_file(c->report, fr) != LDX_OK) c->out_failed = true;
+    summary_row row = {.path = strdup(fr->path), .worst = w};
+    if (fr->n) {
+        row.klass = fr->diagnoses[0].rule->klass;
+        row.rule = fr->diagnoses[0].rule->id;
+    }
+    if (!row.path || PUSH(c->rows, c->nrows, c->caprows, row) != LDX_OK) {
+        free(row.path);
+        st = LDX_ENOMEM;
+    }
+    (void)t;
+    return st;
+}
+
+/* What is wrong with the input as a whole (it cannot be opened, the archive is damaged
+ * after its good members): once its reports are out. */
+static void report_errors(scan_ctx *c, task *t)
 {
     if (t->errors && ldx_msgs_count(t->errors)) {
         size_t before = ldx_msgs_count(c->errors);
@@ -227,36 +277,52 @@ static void report_task(scan_ctx *c, task *t)
         cli_print_msgs_from(c->errors, before);
         if (ldx_msgs_errors(t->errors)) c->failed = true;
     }
-    for (size_t i = 0; i < t->nreports; i++) {
-        ldx_file_report *fr = t->reports[i];
-        if (ldx_msgs_errors(fr->errors)) c->failed = true;
-        cli_print_msgs(fr->errors);
-        int w = ldx_file_report_worst(fr);
-        if (w > c->worst) c->worst = w;
-        if (c->redactor && ldx_file_report_redact(fr, c->redactor) != LDX_OK) t->st = LDX_ENOMEM;
-        if (ldx_report_file(c->report, fr) != LDX_OK) c->out_failed = true;
-        summary_row row = {.path = strdup(fr->path), .worst = w};
-        if (fr->n) {
-            row.klass = fr->diagnoses[0].rule->klass;
-            row.rule = fr->diagnoses[0].rule->id;
-        }
-        if (!row.path || PUSH(c->rows, c->nrows, c->caprows, row) != LDX_OK) {
-            free(row.path);
-            t->st = LDX_ENOMEM;
-        }
-    }
 }
 
 static void free_task(task *t)
 {
-    for (size_t i = 0; i < t->nreports; i++) ldx_file_report_destroy(t->reports[i]);
+    for (size_t i = t->nout; i < t->nreports; i++) ldx_file_report_destroy(t->reports[i]);
     free(t->reports);
     ldx_msgs_destroy(t->errors);
     free(t->path);
     t->reports = NULL;
-    t->nreports = t->capreports = 0;
+    t->nout = t->nreports = t->capreports = 0;
     t->errors = NULL;
     t->path = NULL;
+}
+
+/* Waits for task t's reports and writes each as it comes, until t is done. Called
+ * with mu held; returns with it held. */
+static ldx_status drain_task(scan_ctx *c, task *t, ldx_status st)
+{
+    for (;;) {
+        if (t->nout < t->nreports) {
+            ldx_file_report *fr = t->reports[t->nout];
+            t->reports[t->nout++] = NULL;
+            pthread_cond_broadcast(&c->cv); /* room in t's queue */
+            pthread_mutex_unlock(&c->mu);
+            progress_clear(c);
+            if (st == LDX_OK && report_one(c, t, fr) != LDX_OK) st = LDX_ENOMEM;
+            ldx_file_report_destroy(fr);
+            if (c->progress) fflush(stdout);
+            pthread_mutex_lock(&c->mu);
+            continue;
+        }
+        if (t->done) return st;
+        if (c->progress) {
+            progress_draw(c);
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_nsec += 200 * 1000000L;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&c->cv, &c->mu, &until);
+        } else {
+            pthread_cond_wait(&c->cv, &c->mu);
+        }
+    }
 }
 
 /* Runs the workers and reports each task when its turn comes. */
@@ -272,6 +338,7 @@ static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
      * its own, with the malloc arena glibc gives a new thread, was a tenth of the
      * start-up of `logdx small.log`. */
     bool here = c->ntasks == 1 && !c->progress;
+    c->inline_out = here;
     for (; started < nw; started++) {
         ws[started].c = c;
         if (ldx_scanner_create(&ws[started].scanner, rs) != LDX_OK) {
@@ -295,28 +362,13 @@ static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
     for (size_t i = 0; i < c->ntasks && started; i++) {
         task *t = &c->tasks[i];
         pthread_mutex_lock(&c->mu);
-        while (!t->done) {
-            if (c->progress) {
-                progress_draw(c);
-                struct timespec until;
-                clock_gettime(CLOCK_REALTIME, &until);
-                until.tv_nsec += 200 * 1000000L;
-                if (until.tv_nsec >= 1000000000L) {
-                    until.tv_sec++;
-                    until.tv_nsec -= 1000000000L;
-                }
-                pthread_cond_timedwait(&c->cv, &c->mu, &until);
-            } else {
-                pthread_cond_wait(&c->cv, &c->mu);
-            }
-        }
+        c->current = i;
+        pthread_cond_broadcast(&c->cv); /* a worker waiting on t's full queue goes on */
+        st = drain_task(c, t, st);
         pthread_mutex_unlock(&c->mu);
         progress_clear(c);
-        if (st == LDX_OK) {
-            if (t->st == LDX_ENOMEM) st = LDX_ENOMEM;
-            else report_task(c, t);
-            if (t->st == LDX_ENOMEM) st = LDX_ENOMEM;
-        }
+        if (t->st == LDX_ENOMEM) st = LDX_ENOMEM;
+        if (st == LDX_OK) report_errors(c, t);
         free_task(t);
         if (c->progress) {
             fflush(stdout);

@@ -640,6 +640,12 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
         rank_and_role(fr);
     }
     free(fired);
+    /* a slot was made for every rule; a report keeps only what fired (an archive of
+     * many members holds many reports at once) */
+    if (st == LDX_OK && fr->n < rs->n) {
+        ldx_diagnosis *fit = realloc(fr->diagnoses, (fr->n ? fr->n : 1) * sizeof(ldx_diagnosis));
+        if (fit) fr->diagnoses = fit;
+    }
     if (st == LDX_OK) fr->launcher_note = launcher_note(fr);
     for (size_t i = 0; st == LDX_OK && i < LDXI_NCOMPONENTS && i < 16; i++) {
         const char *v = ldxi_scanner_version_at(s, (int)i);

@@ -1,11 +1,11 @@
 /* Inputs that hold one log or many: a plain file, a compressed file, or an archive of
  * logs (tar, compressed or not, and zip). The first bytes decide (magic.c); plain logs
- * are read straight from the descriptor, everything else through libarchive, whose
- * decompressors and archive readers are Debian's, not ours. Each log comes out as an
- * ordinary line reader, so the scanner never knows what container it was in.
+ * are read straight from the descriptor. Each log comes out as an ordinary line
+ * reader, so the scanner never knows what container it was in.
  *
- * libarchive is given only the filters and formats we mean to read (gzip, bzip2, xz,
- * zstd; tar, zip and "raw" for a single compressed stream), not _all(): some of the
+ * gzip, xz and zstd are always decoded here (decode.c), with memory limits, a tar inside
+ * them handed to libarchive as decoded bytes; libarchive reads tar, zip and bzip2 (and
+ * "raw" for a single bzip2 stream). It is given only those, not _all(): some of the
  * others run external programs or guess formats from text. */
 #include <errno.h>
 #include <fcntl.h>
@@ -95,6 +95,19 @@ static la_ssize_t archive_cb_read(struct archive *a, void *ctx, const void **out
     return n;
 }
 
+static ssize_t stream_read(void *ctx, void *buf, size_t cap, const char **err);
+
+/* A tar inside a compressed stream: libarchive reads what our decoder decoded. */
+static la_ssize_t archive_cb_decoded(struct archive *a, void *ctx, const void **out)
+{
+    ldx_input *in = ctx;
+    const char *err = NULL;
+    ssize_t n = stream_read(in, in->iobuf, IO_BLOCK, &err);
+    if (n < 0) in->api->set_error(a, EIO, "%s", err ? err : "corrupt data");
+    *out = in->iobuf;
+    return n;
+}
+
 static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
 {
     ldx_input *in = ctx;
@@ -147,35 +160,26 @@ static ssize_t stream_read(void *ctx, void *buf, size_t cap, const char **err)
     }
 }
 
-/* Decodes the start of a compressed file: a tar inside goes to libarchive (from the
- * start again), anything else is one log read by stream_read. */
+/* Decodes the start of a compressed stream: a tar inside goes to libarchive (which
+ * then reads the decoded bytes, so that the decoder's memory limits hold for archives
+ * too), anything else is one log read by stream_read. */
 static ldx_status probe_stream(ldx_input *in, bool *is_tar)
 {
     *is_tar = false;
     ldx_status st = ldxi_decoder_create(&in->dec, in->kind);
     if (st != LDX_OK) return st;
     in->ibuf = malloc(IO_BLOCK);
-    unsigned char *p = malloc(IO_BLOCK);
-    if (!in->ibuf || !p) {
-        free(p);
-        return LDX_ENOMEM;
-    }
+    in->pbuf = malloc(IO_BLOCK);
+    if (!in->ibuf || !in->pbuf) return LDX_ENOMEM;
     size_t len = 0;
     const char *err;
     while (len < LDX_DETECT_BYTES) {
-        ssize_t n = stream_read(in, p + len, IO_BLOCK - len, &err);
+        ssize_t n = stream_read(in, in->pbuf + len, IO_BLOCK - len, &err);
         if (n <= 0) break;
         len += (size_t)n;
     }
-    if (ldx_input_detect(p, len) == LDX_KIND_TAR && lseek(in->fd, 0, SEEK_SET) == 0) {
-        free(p);
-        ldxi_decoder_destroy(in->dec);
-        in->dec = NULL;
-        *is_tar = true;
-        return LDX_OK;
-    }
-    in->pbuf = p;
     in->plen = len;
+    *is_tar = ldx_input_detect(in->pbuf, len) == LDX_KIND_TAR;
     return LDX_OK;
 }
 
@@ -219,15 +223,20 @@ static ldx_status open_archive(ldx_input *in, bool seekable)
     }
     in->ar = in->api->read_new();
     if (!in->ar) return LDX_ENOMEM;
-    in->api->read_support_filter_gzip(in->ar);
-    in->api->read_support_filter_bzip2(in->ar);
-    in->api->read_support_filter_xz(in->ar);
-    in->api->read_support_filter_zstd(in->ar);
     in->api->read_support_format_tar(in->ar);
     in->api->read_support_format_gnutar(in->ar);
+    int rc;
+    if (in->dec) {
+        /* gzip, xz, zstd: decoded here (decode.c), libarchive sees a tar */
+        in->iobuf = malloc(IO_BLOCK);
+        if (!in->iobuf) return LDX_ENOMEM;
+        rc = in->api->read_open(in->ar, in, NULL, archive_cb_decoded, NULL);
+        goto opened;
+    }
+    /* bzip2 (whose decoder needs at most 4 MiB), tar and zip */
+    in->api->read_support_filter_bzip2(in->ar);
     in->api->read_support_format_zip(in->ar);
     in->api->read_support_format_raw(in->ar);
-    int rc;
     if (seekable) {
         /* A seekable file lets the zip reader use the central directory. */
         rc = in->api->read_open_fd(in->ar, in->fd, IO_BLOCK);
@@ -236,6 +245,7 @@ static ldx_status open_archive(ldx_input *in, bool seekable)
         if (!in->iobuf) return LDX_ENOMEM;
         rc = in->api->read_open(in->ar, in, NULL, archive_cb_read, NULL);
     }
+opened:
     if (rc != ARCHIVE_OK) {
         set_error(in, in->api->error_string(in->ar) ? in->api->error_string(in->ar)
                                                    : "cannot read the archive");
@@ -264,7 +274,7 @@ ldx_status ldx_input_open_fd(ldx_input **out, int fd, const char *name)
     bool single = in->kind == LDX_KIND_GZIP || in->kind == LDX_KIND_XZ ||
                   in->kind == LDX_KIND_ZSTD;
     bool to_archive = in->kind != LDX_KIND_PLAIN;
-    if (st == LDX_OK && single && seekable) st = probe_stream(in, &to_archive);
+    if (st == LDX_OK && single) st = probe_stream(in, &to_archive);
     if (st == LDX_OK && to_archive) st = open_archive(in, seekable);
     if (st != LDX_OK) {
         int e = errno;
@@ -355,7 +365,7 @@ static ldx_status next_member(ldx_input *in, ldx_reader **r)
             in->started = true;
             /* The magic said compressed or archived, libarchive found neither: a header
              * cut short or damaged. Reading it raw would scan compressed bytes. */
-            bool compressed = in->kind != LDX_KIND_ZIP && in->kind != LDX_KIND_TAR;
+            bool compressed = in->kind == LDX_KIND_BZIP2;
             if (compressed ? in->api->filter_code(in->ar, 0) == ARCHIVE_FILTER_NONE
                            : in->api->format(in->ar) == ARCHIVE_FORMAT_RAW) {
                 snprintf(in->errbuf, sizeof in->errbuf, "not a readable %s %s (damaged or cut short)",
@@ -364,6 +374,19 @@ static ldx_status next_member(ldx_input *in, ldx_reader **r)
                 in->done = true;
                 return LDX_EIO;
             }
+        }
+        /* libarchive's zip reader decodes lzma and xz members with no memory limit
+         * (the dictionary size is the member's to say) */
+        const char *fmt = in->api->format_name(in->ar);
+        if (fmt && in->api->format(in->ar) == ARCHIVE_FORMAT_ZIP &&
+            (strstr(fmt, "(lzma)") || strstr(fmt, "(xz)"))) {
+            const char *m = in->api->entry_pathname(e);
+            snprintf(in->errbuf, sizeof in->errbuf,
+                     "%.120s: zip member compressed with %s, which logdx does not decode "
+                     "(no memory limit can be set); extract it and scan the file",
+                     m ? m : "?", strstr(fmt, "(xz)") ? "xz" : "lzma");
+            set_error(in, in->errbuf);
+            return LDX_EIO;
         }
         char *name;
         if (in->api->format(in->ar) == ARCHIVE_FORMAT_RAW) {

@@ -4,14 +4,24 @@
  * job still writing, a node that died) has its cause in exactly that last block. These
  * decoders hand over every byte they could decode, then say the input was cut.
  * Concatenated streams (gzip members, xz streams, zstd frames) read as one; bytes after
- * a complete stream that start no new one are ignored, as gzip(1) does. */
+ * a complete stream that start no new one are ignored, as gzip(1) does.
+ *
+ * A stream states how much memory its decoder needs (xz's dictionary, zstd's window),
+ * and a few hundred bytes can ask for gigabytes: each decoder has a limit that covers
+ * every preset of its tool (xz -9e needs 65 MiB, zstd without --long 128 MiB), and a
+ * stream asking for more is refused with a message rather than decoded. */
 #include <lzma.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "input_int.h"
+
+#define XZ_MEMLIMIT (128u << 20)
+#define ZSTD_WINDOW_LOG_MAX 27 /* 128 MiB, zstd(1)'s own default limit */
 
 struct ldxi_decoder {
     ldx_input_kind kind;
@@ -20,6 +30,7 @@ struct ldxi_decoder {
     ZSTD_DStream *zs;
     bool ended;      /* the last stream is complete: the input may end here */
     bool stop;       /* trailing bytes that are not a stream: ignored */
+    char msg[128];   /* an error that needs numbers */
 };
 
 ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind)
@@ -34,10 +45,12 @@ ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind)
     } else if (kind == LDX_KIND_XZ) {
         lzma_stream init = LZMA_STREAM_INIT;
         d->x = init;
-        ok = lzma_stream_decoder(&d->x, UINT64_MAX, LZMA_CONCATENATED) == LZMA_OK;
+        ok = lzma_stream_decoder(&d->x, XZ_MEMLIMIT, LZMA_CONCATENATED) == LZMA_OK;
     } else if (kind == LDX_KIND_ZSTD) {
         d->zs = ZSTD_createDStream();
-        ok = d->zs && !ZSTD_isError(ZSTD_initDStream(d->zs));
+        ok = d->zs && !ZSTD_isError(ZSTD_initDStream(d->zs)) &&
+             !ZSTD_isError(ZSTD_DCtx_setParameter(d->zs, ZSTD_d_windowLogMax,
+                                                  ZSTD_WINDOW_LOG_MAX));
     }
     if (!ok) {
         if (kind == LDX_KIND_ZSTD) ZSTD_freeDStream(d->zs);
@@ -115,7 +128,14 @@ ldx_status ldxi_decoder_step(ldxi_decoder *d, const unsigned char *in, size_t il
         *opos = cap - d->x.avail_out;
         if (rc == LZMA_STREAM_END) d->ended = true;
         else if (rc == LZMA_BUF_ERROR && !last) return LDX_OK;
-        else if (rc != LZMA_OK) {
+        else if (rc == LZMA_MEMLIMIT_ERROR) {
+            snprintf(d->msg, sizeof d->msg,
+                     "xz stream needs %llu MiB to decode (its dictionary), over the %u MiB "
+                     "logdx allows",
+                     (unsigned long long)(lzma_memusage(&d->x) >> 20), XZ_MEMLIMIT >> 20);
+            *err = d->msg;
+            return LDX_EIO;
+        } else if (rc != LZMA_OK) {
             *err = lzma_msg(rc);
             return LDX_EIO;
         }
@@ -128,7 +148,14 @@ ldx_status ldxi_decoder_step(ldxi_decoder *d, const unsigned char *in, size_t il
     *ipos = ib.pos;
     *opos = ob.pos;
     if (ZSTD_isError(rc)) {
-        *err = ZSTD_getErrorName(rc);
+        if (ZSTD_getErrorCode(rc) == ZSTD_error_frameParameter_windowTooLarge) {
+            snprintf(d->msg, sizeof d->msg,
+                     "zstd frame needs a window over the %u MiB logdx allows (written with "
+                     "--long?)", (1u << ZSTD_WINDOW_LOG_MAX) >> 20);
+            *err = d->msg;
+        } else {
+            *err = ZSTD_getErrorName(rc);
+        }
         return LDX_EIO;
     }
     if (moved) d->ended = rc == 0; /* a call without input says nothing new */

@@ -10,10 +10,7 @@
 typedef struct {
     struct archive *(*read_new)(void);
     int (*read_free)(struct archive *);
-    int (*read_support_filter_gzip)(struct archive *);
     int (*read_support_filter_bzip2)(struct archive *);
-    int (*read_support_filter_xz)(struct archive *);
-    int (*read_support_filter_zstd)(struct archive *);
     int (*read_support_format_tar)(struct archive *);
     int (*read_support_format_gnutar)(struct archive *);
     int (*read_support_format_zip)(struct archive *);
@@ -26,6 +23,7 @@ typedef struct {
     const char *(*error_string)(struct archive *);
     void (*set_error)(struct archive *, int, const char *, ...);
     int (*format)(struct archive *);
+    const char *(*format_name)(struct archive *);
     int (*filter_code)(struct archive *, int);
     const char *(*entry_pathname)(struct archive_entry *);
     const char *(*entry_pathname_utf8)(struct archive_entry *);

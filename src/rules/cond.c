@@ -32,6 +32,7 @@ typedef struct {
     int failed;
     int depth;
     int ntrack;
+    size_t nodes;
     /* a where: bare names are these captures of the line, and there are no functions */
     const char *const *caps;
     size_t ncaps;
@@ -55,6 +56,9 @@ static const struct {
     {"lines", LDXI_F_LINES, 4},
 };
 
+#define LDXI_STR_(x) #x
+#define LDXI_STR(x) LDXI_STR_(x)
+
 static void fail(parser *p, size_t off, const char *fmt, const char *arg)
 {
     if (p->failed) return;
@@ -70,6 +74,11 @@ static void skip_ws(parser *p)
 
 static ldxi_cond *node(parser *p, ldxi_ckind kind, size_t off)
 {
+    if (++p->nodes > LDXI_COND_MAX_NODES) {
+        fail(p, off, "condition too large: more than " LDXI_STR(LDXI_COND_MAX_NODES)
+                     " terms%s", NULL);
+        return NULL;
+    }
     ldxi_cond *c = ldxi_arena_alloc(p->arena, sizeof(*c));
     if (!c) {
         fail(p, off, "out of memory%s", NULL);
@@ -80,6 +89,26 @@ static ldxi_cond *node(parser *p, ldxi_ckind kind, size_t off)
     c->off = (unsigned)off;
     c->cap = -1;
     c->sig2 = -1;
+    c->height = 1;
+    return c;
+}
+
+/* Every walk over a condition recurses on its operands, and a chain of `and`, `or`,
+ * `+` or `*` builds one level per operand, so the tree's height is bounded here (as
+ * well as the parser's nesting): no walk can then run a scan thread out of stack. */
+static ldxi_cond *join(parser *p, ldxi_ckind kind, size_t off, ldxi_cond *l, ldxi_cond *r)
+{
+    unsigned h = 1 + (l->height > (r ? r->height : 0) ? l->height : r->height);
+    if (h > LDXI_COND_MAX_HEIGHT) {
+        fail(p, off, "condition too long: over " LDXI_STR(LDXI_COND_MAX_HEIGHT)
+                     " operands in a chain or levels of nesting%s", NULL);
+        return NULL;
+    }
+    ldxi_cond *c = node(p, kind, off);
+    if (!c) return NULL;
+    c->l = l;
+    c->r = r;
+    c->height = h;
     return c;
 }
 
@@ -351,11 +380,9 @@ static ldxi_cond *arith(parser *p, const char *ops, ldxi_cond *(*sub)(parser *))
         size_t off = p->pos++;
         ldxi_cond *r = sub(p);
         if (!r) return NULL;
-        ldxi_cond *n = node(p, LDXI_C_ARITH, off);
+        ldxi_cond *n = join(p, LDXI_C_ARITH, off, l, r);
         if (!n) return NULL;
         n->aop = c;
-        n->l = l;
-        n->r = r;
         l = n;
     }
     return l;
@@ -386,11 +413,9 @@ static ldxi_cond *parse_cmp(parser *p)
     p->pos += n;
     ldxi_cond *r = parse_sum(p);
     if (!r) return NULL;
-    ldxi_cond *c = node(p, LDXI_C_CMP, off);
+    ldxi_cond *c = join(p, LDXI_C_CMP, off, l, r);
     if (!c) return NULL;
     c->op = op;
-    c->l = l;
-    c->r = r;
     return c;
 }
 
@@ -407,9 +432,7 @@ static ldxi_cond *parse_not(parser *p)
         ldxi_cond *e = parse_not(p);
         p->depth--;
         if (!e) return NULL;
-        ldxi_cond *c = node(p, LDXI_C_NOT, off);
-        if (c) c->l = e;
-        return c;
+        return join(p, LDXI_C_NOT, off, e, NULL);
     }
     return parse_cmp(p);
 }
@@ -425,10 +448,8 @@ static ldxi_cond *parse_binary(parser *p, const char *word, ldxi_ckind kind,
         p->pos += strlen(word);
         ldxi_cond *r = sub(p);
         if (!r) return NULL;
-        ldxi_cond *c = node(p, kind, off);
+        ldxi_cond *c = join(p, kind, off, l, r);
         if (!c) return NULL;
-        c->l = l;
-        c->r = r;
         l = c;
     }
     return l;

@@ -18,6 +18,10 @@
 #include "logdx/core.h"
 #include "../core/util.h"
 
+/* Bounds on one condition, so that every recursive walk over it is depth-bounded. */
+#define LDXI_COND_MAX_HEIGHT 256
+#define LDXI_COND_MAX_NODES 4096
+
 typedef enum {
     LDXI_F_COUNT, LDXI_F_RANKS, LDXI_F_MAX, LDXI_F_MIN, LDXI_F_FIRST, LDXI_F_LAST,
     LDXI_F_SUM, LDXI_F_AVG, LDXI_F_POINTS, LDXI_F_RISING, LDXI_F_FALLING, LDXI_F_FLAT,
@@ -44,6 +48,7 @@ typedef struct ldxi_cond {
     int track;        /* then/after: index of the streaming tracker that counts it */
     int seconds;      /* then: the window N is in seconds (else lines) */
     unsigned off;     /* offset in the source, for messages */
+    unsigned height;  /* levels below and including this node (<= LDXI_COND_MAX_HEIGHT) */
     struct ldxi_cond *l, *r;
 } ldxi_cond;
 

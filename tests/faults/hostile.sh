@@ -1,0 +1,86 @@
+#!/bin/bash
+# Hostile inputs (issue 18): each block is a reproduction of an attack that once
+# crashed logdx, hung it or grew its memory without bound; each must now end in a
+# clear message or a bounded cost. Memory is read from GNU time's maximum resident size.
+#   hostile.sh LOGDX
+set -u
+logdx=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+oom="$here/../golden/torchrun-oom-cascade/input.log"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "hostile: $1"; fail=$((fail + 1)); }
+# peak CMD...: runs CMD; its peak resident size in KB is left in $rss
+peak() { /usr/bin/time -f "%M" -o "$tmp/rss" "$@"; rc=$?; rss=$(tail -1 "$tmp/rss"); return $rc; }
+have_time=0
+[ -x /usr/bin/time ] && have_time=1
+
+# 1. an archive of many members: reports stream out, memory stays flat
+python3 - "$tmp/many.tar.gz" "$oom" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz") as t:
+    for i in range(40000):
+        t.addfile(tarfile.TarInfo("m%06d.log" % i), io.BytesIO(b""))
+    t.add(sys.argv[2], arcname="zz-oom.log")  # the last member must still be found
+PY
+if [ $have_time = 1 ]; then
+  peak "$logdx" -q "$tmp/many.tar.gz" >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc = 1 ] && grep -q "zz-oom.log.*cuda_oom" "$tmp/o" && [ "$rss" -lt 150000 ]; then ok
+  else bad "40,000-member tar.gz: rc $rc, ${rss} KB"; fi
+fi
+
+# 2. xz whose dictionary asks for 1.5 GiB: refused with a message, little memory
+head -c 2000000 /dev/zero | xz --lzma2=dict=1536MiB -c >"$tmp/dict.xz" 2>/dev/null
+if [ -s "$tmp/dict.xz" ] && [ $have_time = 1 ]; then
+  peak "$logdx" "$tmp/dict.xz" "$oom" >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc = 2 ] && grep -q "dict.xz.*needs 1536 MiB" "$tmp/e" && grep -q cuda_oom "$tmp/o" &&
+     [ "$rss" -lt 150000 ]; then ok; else bad "xz dictionary bomb: rc $rc, ${rss} KB"; fi
+  # the same inside a tar, and from a pipe
+  tar cf - -C "$(dirname "$oom")" input.log | xz --lzma2=dict=1536MiB -c >"$tmp/dict.tar.xz"
+  peak "$logdx" - <"$tmp/dict.tar.xz" >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc = 2 ] && grep -q "needs 1536 MiB" "$tmp/e" && [ "$rss" -lt 150000 ]; then ok
+  else bad "tar.xz dictionary bomb on a pipe: rc $rc, ${rss} KB"; fi
+fi
+# a zstd frame written with --long=31
+if command -v zstd >/dev/null; then
+  head -c 3000000 /dev/zero | zstd -q --long=31 -c >"$tmp/long.zst"
+  "$logdx" "$tmp/long.zst" >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc = 2 ] && grep -q "long.zst.*window" "$tmp/e"; then ok; else bad "zstd --long=31: rc $rc"; fi
+fi
+# what is not a bomb still reads: tar.xz, tar.zst and tar.gz from a file and a pipe
+for z in xz zstd gzip; do
+  command -v $z >/dev/null || continue
+  tar cf - -C "$(dirname "$oom")" input.log | $z -c >"$tmp/a.tar.$z"
+  a=$("$logdx" -q "$tmp/a.tar.$z" | head -1)
+  b=$("$logdx" -q - <"$tmp/a.tar.$z" | head -1)
+  case "$a$b" in *input.log*cuda_oom*input.log*cuda_oom*) ok ;; *) bad "tar.$z: '$a' '$b'" ;; esac
+done
+
+# 4. a condition of 70,000 operands: an error at its file:line:col, no crash
+python3 - "$tmp/chain.yaml" <<'PY'
+import sys
+cond = " and ".join(["(a or b)"] * 70000)
+open(sys.argv[1], "w").write("""id: chain
+class: cuda_oom
+severity: high
+title: chain
+summary: chain
+signals:
+  a: {pattern: 'aaaa'}
+  b: {pattern: 'bbbb'}
+condition: %s
+""" % cond)
+PY
+for cmd in "rules lint $tmp/chain.yaml" "--no-default-rules --rules $tmp/chain.yaml $oom" \
+           "--rules $tmp/chain.yaml explain chain $oom"; do
+  # shellcheck disable=SC2086
+  "$logdx" $cmd >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc = 2 ] && grep -q "chain.yaml:9:[0-9]*: error: condition.*too long" "$tmp/e"; then ok
+  else bad "70,000-operand condition ($cmd): rc $rc: $(head -c 200 "$tmp/e")"; fi
+done
+
+echo "hostile: $pass passed, $fail failed"
+[ $fail = 0 ]
