@@ -1,13 +1,20 @@
 /* logdx run [OPTIONS] -- CMD [ARG...]: runs a command with its standard output and
  * error on two pipes, passes every byte through unchanged as it comes (each stream to
- * the same stream of ours, never reordered), scans the lines as they complete, keeps a
- * copy, and when the command ends prints the diagnosis on standard error, so that the
- * command's standard output is exactly what it wrote.
+ * the same stream of ours, never reordered), scans the lines as they complete, and when
+ * the command ends prints the diagnosis on standard error, so that the command's
+ * standard output is exactly what it wrote. It keeps only what the scan keeps (the
+ * log's tail, the evidence), never the whole output; --save FILE writes a copy.
  *
  * Line numbers count over both streams together, in the order lines were completed;
  * each stream keeps its own unfinished line, so a line split across reads is joined
- * and a stderr line cannot cut a stdout line in two. The copy holds the lines in that
- * same order, one per "\n", so the line numbers of the report point into it.
+ * and a stderr line cannot cut a stdout line in two. The saved copy holds the lines in
+ * that same order, one per "\n", so the line numbers of the report point into it.
+ *
+ * When the command has exited, what its background children still write is passed on
+ * for a bounded time (until the pipes are quiet for DRAIN_MS, at most DRAIN_MAX_MS),
+ * then the report comes: a daemon the command left behind cannot hold logdx. A signal
+ * after the command's end stops the wait at once; a signal while it runs is passed on
+ * to it, and a second one stops the wait (the command is left running).
  *
  * Exit status: the command's own (128+N when a signal N ended it), so wrapping a job
  * in logdx changes nothing for what runs it; with an explicit --fail-on, logdx's 0/1/2
@@ -28,9 +35,11 @@
 #include "cli.h"
 
 #define CHUNK (64u * 1024u)
-#define DRAIN_MS 250 /* after the command ended: what its children still write */
+#define DRAIN_MS 250      /* after the command ended: quiet this long ends the wait */
+#define DRAIN_MAX_MS 2000 /* and the wait never lasts longer */
 
 static volatile sig_atomic_t child_pid;
+static volatile sig_atomic_t signals_seen;
 
 /* Forwards a signal sent to logdx (kill, a job scheduler) to the command. One typed at
  * the terminal (si_code SI_KERNEL) reached the command already, being in the same
@@ -39,6 +48,7 @@ static volatile sig_atomic_t child_pid;
 static void forward(int sig, siginfo_t *info, void *uctx)
 {
     (void)uctx;
+    signals_seen++;
     if (child_pid > 0 && info->si_code != SI_KERNEL) kill((pid_t)child_pid, sig);
 }
 
@@ -59,49 +69,36 @@ static void on_line(const ldx_line *line, void *vctx)
     }
 }
 
-/* $TMPDIR/logdx-run-YYYYmmdd-HHMMSS-PID.log, private to the user (a log may hold
- * secrets), never an existing file. */
-static FILE *open_copy(char **path_out)
+/* --save FILE: the output, as logdx read it, for the report's line numbers. */
+static FILE *open_copy(const char *path, char **path_out)
 {
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir) dir = "/tmp";
-    char stamp[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-    for (int i = 0; i < 100; i++) {
-        char path[4096];
-        if (i)
-            snprintf(path, sizeof path, "%s/logdx-run-%s-%ld-%d.log", dir, stamp, (long)getpid(), i);
-        else
-            snprintf(path, sizeof path, "%s/logdx-run-%s-%ld.log", dir, stamp, (long)getpid());
-        int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd < 0 && errno == EEXIST) continue;
-        if (fd < 0) {
-            fprintf(stderr, "logdx: cannot keep a copy of the output in %s: %s\n", dir,
-                    strerror(errno));
-            return NULL;
-        }
-        FILE *fp = fdopen(fd, "w");
-        *path_out = fp ? strdup(path) : NULL;
-        if (!fp || !*path_out) {
-            if (fp) fclose(fp);
-            else close(fd);
-            unlink(path);
-            return NULL;
-        }
-        return fp;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fprintf(stderr, "logdx: --save %s: %s\n", path, strerror(errno));
+        return NULL;
     }
-    return NULL;
+    FILE *fp = fdopen(fd, "w");
+    *path_out = fp ? strdup(path) : NULL;
+    if (!fp || !*path_out) {
+        if (fp) fclose(fp);
+        else close(fd);
+        free(*path_out);
+        *path_out = NULL;
+        return NULL;
+    }
+    return fp;
+}
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void discard_copy(run_ctx *c)
 {
-    if (c->copy) {
-        fclose(c->copy);
-        unlink(c->copy_path);
-    }
+    if (c->copy) fclose(c->copy);
     c->copy = NULL;
     free(c->copy_path);
     c->copy_path = NULL;
@@ -169,7 +166,14 @@ int cmd_run(cli_opts *o)
         cli_live_end(&c.lv);
         return EXIT_ERROR;
     }
-    c.copy = open_copy(&c.copy_path);
+    if (o->save) {
+        c.copy = open_copy(o->save, &c.copy_path);
+        if (!c.copy) {
+            cli_live_end(&c.lv);
+            return EXIT_ERROR;
+        }
+    }
+    signals_seen = 0;
 
     int out_p[2], err_p[2], st_p[2];
     if (pipe2(out_p, O_CLOEXEC) || pipe2(err_p, O_CLOEXEC) || pipe2(st_p, O_CLOEXEC)) {
@@ -235,17 +239,34 @@ int cmd_run(cli_opts *o)
     cli_splitter_init(&sp[1]);
     struct pollfd pf[2] = {{.fd = out_p[0], .events = POLLIN}, {.fd = err_p[0], .events = POLLIN}};
     bool pass[2] = {true, true}; /* our own stream still takes writes */
-    bool reaped = false, oom = !buf;
+    bool reaped = false, oom = !buf, left_running = false;
+    long long drain_end = 0, quiet_until = 0;
     while (!oom && (pf[0].fd >= 0 || pf[1].fd >= 0)) {
-        int n = poll(pf, 2, reaped ? DRAIN_MS : 1000);
+        int wait = 1000;
+        if (reaped) {
+            long long now = now_ms();
+            if (now >= drain_end || now >= quiet_until) break;
+            /* after a signal, only what is already in the pipes */
+            wait = signals_seen ? 0 : (int)((drain_end < quiet_until ? drain_end : quiet_until) - now);
+        } else if (signals_seen >= 2) {
+            left_running = true; /* asked twice: report now */
+            break;
+        }
+        int n = poll(pf, 2, wait);
         if (n < 0 && errno != EINTR) break;
         if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
             reaped = true;
             child_pid = 0;
+            drain_end = now_ms() + DRAIN_MAX_MS;
+            quiet_until = now_ms() + DRAIN_MS;
             continue; /* poll again: what is left in the pipes comes at once */
         }
-        if (n == 0 && reaped) break; /* a background child of the command keeps a pipe */
-        for (int i = 0; i < 2 && n > 0; i++) {
+        if (n <= 0) {
+            if (reaped && signals_seen) break;
+            continue;
+        }
+        if (reaped) quiet_until = now_ms() + DRAIN_MS;
+        for (int i = 0; i < 2; i++) {
             if (pf[i].fd < 0 || !pf[i].revents) continue;
             ssize_t r = read(pf[i].fd, buf, CHUNK);
             if (r < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -269,7 +290,7 @@ int cmd_run(cli_opts *o)
         cli_splitter_free(&sp[i]);
     }
     free(buf);
-    if (!reaped)
+    if (!reaped && !left_running)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     child_pid = 0;
     sigaction(SIGINT, &old_int, NULL);
@@ -283,14 +304,20 @@ int cmd_run(cli_opts *o)
         if (!copy_ok)
             fprintf(stderr, "logdx: %s: cannot write the copy: %s\n", c.copy_path, strerror(errno));
     }
-    describe_end(o->args[0], status);
+    if (left_running)
+        fprintf(stderr, "logdx: %s is still running (pid %ld); the diagnosis covers its output up to here\n",
+                o->args[0], (long)pid);
+    else
+        describe_end(o->args[0], status);
     int lrc = cli_live_report(&c.lv, copy_ok ? c.copy_path : o->args[0], stderr,
                               cli_color(o, STDERR_FILENO));
     if (copy_ok)
-        fprintf(stderr, "logdx: the output (%llu line%s) is kept in %s\n",
+        fprintf(stderr, "logdx: the output (%llu line%s) is saved in %s\n",
                 (unsigned long long)c.lineno, c.lineno == 1 ? "" : "s", c.copy_path);
     if (o->fail_on_set)
         rc = oom ? EXIT_ERROR : lrc;
+    else if (left_running)
+        rc = 128 + SIGINT;
     else if (WIFSIGNALED(status))
         rc = 128 + WTERMSIG(status);
     else

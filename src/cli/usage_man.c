@@ -94,10 +94,12 @@ int cli_usage_man(FILE *fp)
     item(fp, "run", "[OPTIONS] -- CMD [ARG ...]",
          "Run CMD with standard input unchanged, pass its standard output and error through "
          "unchanged as they come, and when it ends print the diagnosis on standard error. "
-         "SIGINT, SIGTERM and SIGHUP sent to logdx are passed on to CMD. A copy of the "
-         "output (both streams, in the order lines were completed, which is the order of the "
-         "report's line numbers) is kept in $TMPDIR/logdx-run-DATE-TIME-PID.log, whose name is "
-         "printed at the end. The exit status is CMD's own (128+N when signal N ended it) "
+         "SIGINT, SIGTERM and SIGHUP sent to logdx are passed on to CMD; a second one stops "
+         "the wait and reports (CMD is left running). When CMD has exited, what its "
+         "background children still write is passed on until the pipes are quiet for 250 ms, "
+         "at most 2 s, or until a signal comes. Nothing of the output is kept on disk unless "
+         "--save FILE asks for a copy (both streams, in the order lines were completed, which "
+         "is the order of the report's line numbers). The exit status is CMD's own (128+N when signal N ended it) "
          "unless --fail-on is given, which asks for logdx's 0, 1 or 2. PYTHONUNBUFFERED=1 is "
          "set for CMD unless already set, so that Python's last lines are not lost in a "
          "buffer when the job is killed.");

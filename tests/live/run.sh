@@ -31,7 +31,7 @@ wait_for() {
 
 # --- run: output passes through unchanged, stream by stream ---------------------------
 printf 'a\rb\r\nc' >crlf.txt
-"$logdx" run -- sh -c "cat '$oom'; cat crlf.txt; echo to-stderr >&2; exit 3" >out 2>err
+"$logdx" run --save saved.log -- sh -c "cat '$oom'; cat crlf.txt; echo to-stderr >&2; exit 3" >out 2>err
 rc=$?
 { cat "$oom"; cat crlf.txt; } >want
 check "run: exit status is the command's (3)" '[ $rc = 3 ]'
@@ -39,8 +39,8 @@ check "run: stdout is byte for byte the command's" 'cmp -s out want'
 check "run: the command's stderr comes first on stderr" '[ "$(head -1 err)" = to-stderr ]'
 check "run: the diagnosis is on stderr" 'grep -q "cuda-oom-pytorch" err'
 check "run: it says the command's status" 'grep -q "^logdx: sh exited with status 3" err'
-copy=$(sed -n 's/^logdx: the output (.*) is kept in //p' err)
-check "run: the copy exists and is private" '[ -f "$copy" ] && [ "$(stat -c %a "$copy")" = 600 ]'
+copy=$(sed -n 's/^logdx: the output (.*) is saved in //p' err)
+check "run --save: the copy is where asked and private" '[ "$copy" = saved.log ] && [ "$(stat -c %a "$copy")" = 600 ]'
 # 112 lines, then a, b (\r and \r\n end lines as in the reader), to-stderr, and c, which
 # has no line end and so is complete only when stdout closes
 check "run: the copy has the lines in the order they were completed" \
@@ -49,10 +49,45 @@ check "run: the report's line numbers point into the copy" \
   'grep -q "^\[rank2\]: torch.OutOfMemoryError" "$copy" && [ "$(grep -n "torch.OutOfMemoryError" "$copy" | head -1 | cut -d: -f1)" = 28 ]'
 
 # a line split across writes is joined; stderr lines do not cut it
-"$logdx" run -q -- sh -c 'printf "par"; sleep 0.2; echo err-line >&2; sleep 0.2; echo "tial"' >out 2>err
-copy=$(sed -n 's/^logdx: the output (.*) is kept in //p' err)
+"$logdx" run -q --save split.log -- sh -c 'printf "par"; sleep 0.2; echo err-line >&2; sleep 0.2; echo "tial"' >out 2>err
+copy=$(sed -n 's/^logdx: the output (.*) is saved in //p' err)
 check "run: a line written in two pieces stays one line" \
   '[ "$(cat out)" = partial ] && [ "$(tr "\n" , <"$copy")" = "err-line,partial," ]'
+
+# without --save nothing of the output is kept on disk
+"$logdx" run -q -- sh -c "cat '$oom'; exit 3" >/dev/null 2>err
+check "run: no copy of the output without --save" '[ -z "$(ls "$TMPDIR")" ] && ! grep -q "saved in" err && grep -q cuda_oom err'
+"$logdx" run -q --save /nonexistent-dir/x.log -- true >/dev/null 2>err
+check "run --save into a missing folder: exit 2, said" '[ $? = 2 ] && grep -q "nonexistent-dir" err'
+
+# a background child that keeps the pipes open after the command exits: logdx reports
+# within its drain limit instead of waiting for the pipes to close (issue 18, item 3)
+start=$(date +%s)
+"$logdx" run -q -- sh -c "cat '$oom'; (while :; do echo tick; sleep 0.1; done) & exit 5" >out 2>err
+rc=$?
+took=$(( $(date +%s) - start ))
+check "run: a writing background child does not hold the report (rc $rc, ${took}s)" \
+  '[ $rc = 5 ] && [ $took -le 5 ] && grep -q cuda_oom err'
+# a signal during that wait ends it at once, and the diagnosis still comes
+"$logdx" run -q -- sh -c "cat '$oom'; (while :; do echo tick; sleep 0.1; done) & exit 5" >out 2>err &
+pid=$!
+wait_for out tick
+kill -TERM $pid
+wait $pid
+rc=$?
+check "run: SIGTERM while draining still reports (rc $rc)" 'grep -q cuda_oom err'
+# a command that ignores the signal: the second one ends logdx's wait, with the diagnosis
+"$logdx" run -q -- sh -c "trap '' INT TERM; cat '$oom'; echo started; while :; do sleep 0.05; done" >out 2>err &
+pid=$!
+wait_for out started
+kill -TERM $pid; sleep 0.3; kill -TERM $pid
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+wait $pid
+check "run: a second signal ends the wait for a command that ignores them" \
+  'grep -q "still running" err && grep -q cuda_oom err'
+pkill -f "trap '' INT TERM; cat" 2>/dev/null
+pkill -f "while :; do echo tick" 2>/dev/null
 
 # --fail-on asks for logdx's exit status
 "$logdx" run --fail-on high -q -- sh -c "cat '$oom'; exit 3" >/dev/null 2>err
