@@ -100,6 +100,11 @@ static char *headline_of(const candidate *c)
     if (c->ev && c->ev->kind == LDXI_FAIL_EXCEPTION && c->ev->type[0]) {
         const char *at = strstr(t, c->ev->type);
         if (at) t = at;
+    } else if (c->ev && c->ev->kind == LDXI_FAIL_CUT) {
+        if (c->ev->frame.line)
+            return ldxi_asprintf("a traceback the log ends inside, before its exception (in %.40s, %.80s:%ld)",
+                                 c->ev->func, c->ev->file, c->ev->frame_lineno);
+        return ldxi_strdup("a traceback the log ends inside, before its exception");
     } else if (c->ev && c->ev->kind == LDXI_FAIL_TERMINATE) {
         const char *w = c->ev->detail.line ? strstr(c->ev->detail.text, "what():") : NULL;
         if (w) {
@@ -138,7 +143,8 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
     bool ok;
     if (c->ev) {
         const ldxi_fail_event *ev = c->ev;
-        static const char *const names[] = {"", "exception", "terminate", "fatal_error"};
+        static const char *const names[] = {"", "exception", "terminate", "fatal_error",
+                                            "traceback_cut"};
         ok = add(u, &cap, ev->what.line, ev->what.text, names[ev->kind]);
         if (ok) capture(&u->evidence[0], "type", ev->type);
         if (ok && ev->detail.line) ok = add(u, &cap, ev->detail.line, ev->detail.text, "what");
@@ -245,6 +251,9 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
         } else {
             const ldxi_fail_event *ev = c[i].ev;
             if (ev->ignored) continue;
+            /* a traceback cut off before its exception says only "it failed", like an
+             * exit report: its exception may be what another rule found */
+            if (ev->kind == LDXI_FAIL_CUT && others) continue;
             bool terminal = lines - ev->what.line <= TERMINAL_SPAN || last_end > ev->what.line ||
                             ev->kind != LDXI_FAIL_EXCEPTION;
             if (!terminal || explained(s, d, rules, n, ev->what.line, ev->what.text) ||

@@ -42,6 +42,9 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT };
 /* a block still open this many lines after its last frame ends without an event (a
  * traceback cut off, or one whose exception line never came) */
 #define BLOCK_SPAN 60
+/* a traceback counts as cut off by the log's end only when its last frame is among the
+ * log's last lines (not one whose rank went quiet while others went on) */
+#define CUT_SPAN 3
 
 static const char *find(const char *s, size_t n, const char *what)
 {
@@ -54,6 +57,7 @@ void ldxi_failure_reset(ldxi_failure *f)
     f->nev = 0;
     f->has_last = false;
     f->ignored_line = 0;
+    f->last_fed = 0;
 }
 
 bool ldxi_failure_wants(const char *text, size_t len)
@@ -193,8 +197,8 @@ static ldxi_fail_block *open_block(ldxi_failure *f, const char *text, size_t ple
 }
 
 /* A block opens on its header's line (at p in text): what stands before the keyword is
- * its prefix; a terminate or a fatal error keeps that line as what happened. NULL where
- * the prefix is too long to be a rank's tag. */
+ * its prefix; it keeps that line as what happened until a traceback's exception line
+ * comes. NULL where the prefix is too long to be a rank's tag. */
 static ldxi_fail_block *open_header(ldxi_failure *f, const char *text, const char *p, size_t len,
                                     int mode, uint64_t lineno)
 {
@@ -203,7 +207,8 @@ static ldxi_fail_block *open_header(ldxi_failure *f, const char *text, const cha
     ldxi_fail_block *o = open_block(f, text, plen, mode, lineno);
     if (mode == MODE_WHAT) o->ev.kind = LDXI_FAIL_TERMINATE;
     if (mode == MODE_FAULT) o->ev.kind = LDXI_FAIL_FATAL;
-    if (mode != MODE_TRACEBACK) keep_line(&o->ev.what, text, len, lineno);
+    if (mode == MODE_TRACEBACK) o->ev.kind = LDXI_FAIL_CUT; /* until its exception comes */
+    keep_line(&o->ev.what, text, len, lineno);
     return o;
 }
 
@@ -284,15 +289,23 @@ size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, s
     size_t n = 0;
     for (uint32_t i = 0; i < f->nev && n < max; i++) out[n++] = &f->ev[i];
     if (f->has_last && n < max) out[n++] = &f->last;
-    /* a dump or a terminate the log ends in: the process died printing it */
-    for (uint32_t b = 0; b < f->nopen && n < max; b++)
-        if (f->open[b].mode != MODE_TRACEBACK) out[n++] = &f->open[b].ev;
+    /* a dump or a terminate the log ends in: the process died printing it; a traceback
+     * the log ends in, with a frame of the user's code: the log was cut (a paste, a copy
+     * of a dying job) before its exception line (a launcher's own traceback, all library
+     * frames, says nothing of what failed) */
+    for (uint32_t b = 0; b < f->nopen && n < max; b++) {
+        const ldxi_fail_block *o = &f->open[b];
+        if (o->mode != MODE_TRACEBACK ||
+            (o->ev.frame.line && !o->ev.ignored && f->last_fed - o->last_frame <= CUT_SPAN))
+            out[n++] = &o->ev;
+    }
     return n;
 }
 
 void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t lineno)
 {
     size_t n = len < 8192 ? len : 8192;
+    f->last_fed = lineno;
     const char *p;
     const char *end = text + n;
     ldxi_fail_block *o;

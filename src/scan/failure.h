@@ -16,7 +16,8 @@
 typedef enum {
     LDXI_FAIL_EXCEPTION = 1, /* a traceback's exception line */
     LDXI_FAIL_TERMINATE,     /* "terminate called after throwing an instance of" */
-    LDXI_FAIL_FATAL          /* faulthandler's "Fatal Python error: ..." */
+    LDXI_FAIL_FATAL,         /* faulthandler's "Fatal Python error: ..." */
+    LDXI_FAIL_CUT            /* a traceback the log ends inside, before its exception */
 } ldxi_fail_kind;
 
 typedef struct {
@@ -26,7 +27,8 @@ typedef struct {
 
 typedef struct {
     ldxi_fail_kind kind;
-    ldxi_fail_line what;   /* the exception line, the terminate line, the fatal error */
+    ldxi_fail_line what;   /* the exception line, the terminate line, the fatal error (a
+                            * traceback cut off: its header) */
     ldxi_fail_line detail; /* terminate's "what():" line (line 0: none) */
     ldxi_fail_line frame;  /* the innermost frame outside libraries (line 0: none) */
     char file[200];        /* that frame's file, line and function */
@@ -54,6 +56,7 @@ typedef struct {
     ldxi_fail_event last; /* the latest event after the first LDXI_FAIL_EVENTS */
     bool has_last;
     uint64_t ignored_line; /* the last "Exception ignored in" line */
+    uint64_t last_fed;     /* the last line fed (every line while a block is open) */
 } ldxi_failure;
 
 void ldxi_failure_reset(ldxi_failure *f);
@@ -62,7 +65,8 @@ void ldxi_failure_reset(ldxi_failure *f);
 bool ldxi_failure_wants(const char *text, size_t len);
 void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t lineno);
 /* The events so far in line order, at most max: the first ones, the latest, and the
- * dumps the log ends in (a process that died while printing). */
+ * blocks the log ends in (a process that died while printing, a log cut off inside a
+ * traceback that has frames). */
 size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, size_t max);
 /* Whether a frame's file belongs to an installed library or the interpreter. */
 bool ldxi_failure_library_file(const char *file);
