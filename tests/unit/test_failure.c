@@ -250,6 +250,58 @@ static void test_native(void **state)
     }
 }
 
+/* A log cut off inside a traceback: a failure when nothing else explains the log, with
+ * the user's innermost frame; not one whose rank went quiet long before the end, not a
+ * launcher's own traceback of library frames, and not when another rule fired. */
+static void test_cut_traceback(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs,
+            "step 1 loss 2.3\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/home/u/train.py\", line 88, in <module>\n"
+            "    main()\n"
+            "  File \"/home/u/train.py\", line 40, in main\n"
+            "    trainer.fit(model)\n"
+            "  File \"/usr/lib/python3.10/site-packages/lightning/trainer.py\", line 5, in fit\n");
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(d->line, 2);
+        assert_string_equal(cap(d, "frame", "function"), "main");
+        assert_non_null(strstr(d->headline, "ends inside"));
+        ldx_file_report_destroy(fr);
+
+        /* the traceback stopped, the log went on for long after */
+        char buf[8192];
+        size_t o = (size_t)snprintf(buf, sizeof buf, "%s",
+                                    "[rank1]: Traceback (most recent call last):\n"
+                                    "[rank1]:   File \"/home/u/train.py\", line 88, in <module>\n");
+        for (int i = 0; i < 20; i++)
+            o += (size_t)snprintf(buf + o, sizeof buf - o, "[rank0]: step %d loss 2.1\n", i);
+        fr = analyze_text(rs, buf);
+        assert_null(find(fr, "unclassified_failure", NULL));
+        ldx_file_report_destroy(fr);
+
+        /* library frames only (a launcher's own traceback), or another rule fired */
+        fr = analyze_text(rs,
+            "Traceback (most recent call last):\n"
+            "  File \"/opt/conda/lib/python3.8/runpy.py\", line 194, in _run_module_as_main\n"
+            "  File \"/opt/conda/lib/python3.8/site-packages/torch/distributed/launch.py\", line 196, in <module>\n");
+        assert_null(find(fr, "unclassified_failure", NULL));
+        ldx_file_report_destroy(fr);
+        fr = analyze_text(rs,
+            "RuntimeError: CUDA out of memory\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/home/u/train.py\", line 88, in <module>\n");
+        assert_null(find(fr, "unclassified_failure", NULL));
+        assert_non_null(find(fr, "cuda_oom", NULL));
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_pasted),
         cmocka_unit_test(test_ranking),
         cmocka_unit_test(test_native),
+        cmocka_unit_test(test_cut_traceback),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
