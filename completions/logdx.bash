@@ -12,7 +12,7 @@ _logdx()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     local opts="--format -f --rules -r --no-default-rules --fail-on --quiet -q --baseline
-        --include --exclude --jobs -j --redact --follow --save --progress --strict --perf --color
+        --include --exclude --follow-links --jobs -j --redact --follow --save --progress --strict --perf --color
         --no-color --help -h --version -V"
     local takes_value="--format -f --rules -r --fail-on --baseline --include --exclude --jobs -j --save --progress --color"
 

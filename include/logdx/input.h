@@ -125,12 +125,15 @@ ldx_status ldx_walk(const char *path, ldx_walk_fn fn, void *ctx, ldx_msgs *errs)
  * file's name, or, when it contains a "/", against its path below the folder given.
  * include: when any are given, only files matching one of them; exclude: never files
  * or folders (their whole subtree) matching one. A path named to ldx_walk_filtered
- * itself is always taken. */
+ * itself is always taken. Inside a folder, a symbolic link is followed only when its
+ * target stays under the folder given (follow_links: wherever it points), never into
+ * /proc, /sys or /dev; FIFOs, sockets and devices are skipped with a note. */
 typedef struct {
     const char *const *include;
     size_t ninclude;
     const char *const *exclude;
     size_t nexclude;
+    bool follow_links; /* follow links whose target is outside the folder given, too */
 } ldx_walk_filter;
 
 ldx_status ldx_walk_filtered(const char *path, const ldx_walk_filter *filter, ldx_walk_fn fn,

@@ -23,6 +23,7 @@ typedef struct {
     size_t ninclude;
     const char **exclude; /* --exclude GLOB (repeatable) */
     size_t nexclude;
+    bool follow_links;    /* --follow-links: also links that leave the folder given */
     int jobs;             /* -j N: threads; 0 = the number of cores */
     bool redact;          /* --redact: hosts, IPs, users, tokens -> placeholders */
     bool follow;          /* --follow: watch a growing file */

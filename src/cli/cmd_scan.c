@@ -495,7 +495,7 @@ int cmd_scan(cli_opts *o)
             fprintf(stderr, "logdx: reading a log from standard input (see logdx --help)\n");
         st = add_task(&c, "-");
     }
-    ldx_walk_filter filter = {o->include, o->ninclude, o->exclude, o->nexclude};
+    ldx_walk_filter filter = {o->include, o->ninclude, o->exclude, o->nexclude, o->follow_links};
     for (size_t i = 0; i < o->nargs && st != LDX_ENOMEM; i++) {
         const char *p = o->args[i];
         if (!strcmp(p, "-")) {

@@ -15,6 +15,7 @@ const cli_option cli_options[] = {
     {"baseline", 0, "LOG", "a healthy run of the same job: what also fires there is ranked down and does not fail"},
     {"include", 0, "GLOB", "in folders, scan only files whose name matches (repeatable)"},
     {"exclude", 0, "GLOB", "in folders, skip files or folders whose name matches (repeatable)"},
+    {"follow-links", 0, NULL, "in folders, also follow symbolic links that point outside the folder given"},
     {"jobs", 'j', "N", "scan with N threads (default: the number of cores)"},
     {"redact", 0, NULL, "replace host names, IP addresses, user names and tokens in evidence with placeholders"},
     {"follow", 0, NULL, "watch a growing log and report as soon as a rule fires"},
@@ -123,6 +124,8 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
             return EXIT_ERROR;
         }
         o->jobs = (int)j;
+    } else if (!strcmp(n, "follow-links")) {
+        o->follow_links = true;
     } else if (!strcmp(n, "redact")) {
         o->redact = true;
     } else if (!strcmp(n, "follow")) {

@@ -4,13 +4,19 @@
  * Symbolic links to folders are followed, but only after everything reachable without
  * them, and every folder (by device and inode) is walked once: a "latest -> run42"
  * link beside run42/ does not scan it twice (the real path wins), and a link back up
- * the tree ends instead of looping. --include/--exclude filters apply here. */
+ * the tree ends instead of looping. A link is followed only when its target stays under
+ * the folder given (as rg does without -L), unless follow_links asks for every link;
+ * never into /proc, /sys or /dev, whose "files" block, never end or are logdx itself
+ * (/proc/self/exe). FIFOs, sockets and devices met in a folder are skipped with a note:
+ * reading one could wait forever. --include/--exclude filters apply here. */
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "logdx/input.h"
 #include "../core/util.h"
@@ -30,7 +36,63 @@ typedef struct {
     size_t nseen, capseen;
     char **links;        /* symbolic links to folders, for the second pass */
     size_t nlinks, caplinks;
+    char *root_real;     /* the folder given, resolved: links must stay under it */
+    size_t root_real_len;
 } walker;
+
+/* Kernel file systems whose entries are not logs (statfs(2) f_type values). */
+static bool special_fs(const char *path)
+{
+    struct statfs fs;
+    if (statfs(path, &fs) != 0) return false;
+    switch ((unsigned long)fs.f_type) {
+    case 0x9fa0UL:     /* proc */
+    case 0x62656572UL: /* sysfs */
+    case 0x1373UL:     /* devfs */
+    case 0x64626720UL: /* debugfs */
+    case 0x74726163UL: /* tracefs */
+    case 0x27e0ebUL:   /* cgroup */
+    case 0x63677270UL: /* cgroup2 */
+    case 0x1cd1UL:     /* devpts */
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool in_kernel_fs_path(const char *p)
+{
+    static const char *const roots[] = {"/proc", "/sys", "/dev"};
+    for (size_t i = 0; i < 3; i++) {
+        size_t n = strlen(roots[i]);
+        if (!strncmp(p, roots[i], n) && (p[n] == '/' || p[n] == 0)) return true;
+    }
+    return false;
+}
+
+/* Whether a link may be followed: its target, resolved, stays under the folder given
+ * (or follow_links is set), and is on no kernel file system. NULL reason: yes. */
+static const char *link_refused(const walker *w, const char *full)
+{
+    /* the link's own text too: /proc/self/exe resolves to a file outside /proc */
+    char target[4096];
+    ssize_t tl = readlink(full, target, sizeof target - 1);
+    if (tl > 0) target[tl] = 0;
+    if (tl > 0 && (in_kernel_fs_path(target)))
+        return "symbolic link into a kernel file system (/proc, /sys, /dev), not followed";
+    char *real = realpath(full, NULL);
+    if (!real) return NULL; /* dangling: stat says so next */
+    const char *why = NULL;
+    bool inside = w->root_real && !strncmp(real, w->root_real, w->root_real_len) &&
+                  (real[w->root_real_len] == '/' || real[w->root_real_len] == 0 ||
+                   w->root_real_len == 1);
+    if (in_kernel_fs_path(real) || special_fs(real))
+        why = "symbolic link into a kernel file system (/proc, /sys, /dev), not followed";
+    else if (!inside && !(w->filter && w->filter->follow_links))
+        why = "symbolic link to outside the folder, not followed (--follow-links follows it)";
+    free(real);
+    return why;
+}
 
 static int cmp_id(const dir_id *a, const dir_id *b)
 {
@@ -116,6 +178,13 @@ static ldx_status walk_entry(walker *w, const char *full, const char *base, unsi
     }
     if (excluded(w, full, base)) return LDX_OK;
     bool link = S_ISLNK(sb.st_mode);
+    if (link) {
+        const char *why = link_refused(w, full);
+        if (why) {
+            ldx_msgs_add(w->errs, LDX_MSG_NOTE, full, 0, 0, "%s", why);
+            return LDX_OK;
+        }
+    }
     if (link && stat(full, &sb) != 0) return LDX_OK; /* a dangling link: nothing to read */
     if (S_ISDIR(sb.st_mode)) {
         if (link) {
@@ -130,7 +199,11 @@ static ldx_status walk_entry(walker *w, const char *full, const char *base, unsi
         LDX_TRY(mark_seen(w, &sb, &fresh));
         return fresh ? walk_dir(w, full, depth + 1) : LDX_OK;
     }
-    if (S_ISREG(sb.st_mode) && included(w, full, base)) return w->fn(full, w->ctx);
+    if (S_ISREG(sb.st_mode)) return included(w, full, base) ? w->fn(full, w->ctx) : LDX_OK;
+    if (included(w, full, base))
+        ldx_msgs_add(w->errs, LDX_MSG_NOTE, full, 0, 0, "not a regular file (%s), skipped",
+                     S_ISFIFO(sb.st_mode) ? "a FIFO" : S_ISSOCK(sb.st_mode) ? "a socket"
+                                                                           : "a device");
     return LDX_OK;
 }
 
@@ -220,6 +293,8 @@ ldx_status ldx_walk_filtered(const char *path, const ldx_walk_filter *filter, ld
     size_t plen = strlen(path);
     walker w = {.filter = filter, .fn = fn, .ctx = ctx, .errs = errs,
                 .rootlen = plen + (plen && path[plen - 1] == '/' ? 0 : 1)};
+    w.root_real = realpath(path, NULL);
+    w.root_real_len = w.root_real ? strlen(w.root_real) : 0;
     bool fresh;
     ldx_status st = mark_seen(&w, &sb, &fresh);
     if (st == LDX_OK) st = walk_dir(&w, path, 0);
@@ -227,6 +302,7 @@ ldx_status ldx_walk_filtered(const char *path, const ldx_walk_filter *filter, ld
     for (size_t i = 0; i < w.nlinks; i++) free(w.links[i]);
     free(w.links);
     free(w.seen);
+    free(w.root_real);
     return st;
 }
 

@@ -143,10 +143,17 @@ static ldx_status add_file(const char *path, void *vctx)
     if (!a->explicit_file && !is_rule_file(path)) return LDX_OK;
     /* read(2) itself: a folder of rules is hundreds of small files, and stdio's fstat
      * and extra read for each were a tenth of loading them */
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        ldx_msgs_add(a->c->msgs, LDX_MSG_ERROR, path, 0, 0, "cannot open rule file: %s",
-                     strerror(errno));
+    /* O_NONBLOCK: a FIFO with no writer must not hang the open (a regular file ignores it) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        if (fd >= 0)
+            ldx_msgs_add(a->c->msgs, LDX_MSG_ERROR, path, 0, 0,
+                         "not a rule file: rules are read from regular files and folders");
+        else
+            ldx_msgs_add(a->c->msgs, LDX_MSG_ERROR, path, 0, 0, "cannot open rule file: %s",
+                         strerror(errno));
+        if (fd >= 0) close(fd);
         a->c->failed = 1;
         a->worst = LDX_EIO;
         return LDX_OK;
@@ -185,6 +192,13 @@ ldx_status ldx_compiler_add_path(ldx_compiler *c, const char *path)
 {
     struct stat sb;
     add_ctx a = {.c = c, .worst = LDX_OK};
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        /* a FIFO, a device (/dev/zero): never a rule file */
+        ldx_msgs_add(c->msgs, LDX_MSG_ERROR, path, 0, 0,
+                     "not a rule file or folder: rules are read from regular files and folders");
+        c->failed = 1;
+        return LDX_EIO;
+    }
     a.explicit_file = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
     ldx_status st = ldx_walk(path, add_file, &a, c->msgs);
     if (st != LDX_OK) {

@@ -82,5 +82,34 @@ for cmd in "rules lint $tmp/chain.yaml" "--no-default-rules --rules $tmp/chain.y
   else bad "70,000-operand condition ($cmd): rc $rc: $(head -c 200 "$tmp/e")"; fi
 done
 
+# 5. links out of a folder: to /proc (hangs, and /proc/self/exe is logdx itself), to a
+# folder outside (not followed unless --follow-links), a FIFO (skipped with a note)
+mkdir -p "$tmp/tree/sub" "$tmp/outside"
+cp "$oom" "$tmp/tree/sub/in.log"
+cp "$oom" "$tmp/outside/out.log"
+ln -s /proc "$tmp/tree/proc"
+ln -s /proc/self/exe "$tmp/tree/exe"
+ln -s "$tmp/outside" "$tmp/tree/elsewhere"
+ln -s sub "$tmp/tree/again"
+mkfifo "$tmp/tree/fifo"
+timeout 20 "$logdx" -q "$tmp/tree" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 1 ] && grep -q "sub/in.log.*cuda_oom" "$tmp/o" && ! grep -q "elsewhere\|exe\|proc/" "$tmp/o" &&
+   grep -q "proc: note: symbolic link into a kernel file system" "$tmp/e" &&
+   grep -q "exe: note: symbolic link into a kernel file system" "$tmp/e" &&
+   grep -q "elsewhere: note: symbolic link to outside the folder" "$tmp/e" &&
+   grep -q "fifo: note: not a regular file (a FIFO)" "$tmp/e" && [ "$(grep -c cuda_oom "$tmp/o")" = 1 ]; then ok
+else bad "links out of a folder: rc $rc: $(head -c 300 "$tmp/e")"; fi
+timeout 20 "$logdx" -q --follow-links "$tmp/tree" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 1 ] && grep -q "elsewhere/out.log.*cuda_oom" "$tmp/o" && ! grep -q "exe:\|proc/" "$tmp/o"; then ok
+else bad "--follow-links: rc $rc"; fi
+
+# 9. a rule path that is a FIFO with no writer, or a device: refused at once
+timeout 10 "$logdx" --rules "$tmp/tree/fifo" -q "$oom" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 2 ] && grep -q "fifo: error: not a rule file or folder" "$tmp/e"; then ok
+else bad "--rules FIFO: rc $rc"; fi
+timeout 10 "$logdx" --rules /dev/zero -q "$oom" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 2 ] && grep -q "/dev/zero: error: not a rule file or folder" "$tmp/e"; then ok
+else bad "--rules /dev/zero: rc $rc"; fi
+
 echo "hostile: $pass passed, $fail failed"
 [ $fail = 0 ]
