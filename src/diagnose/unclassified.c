@@ -240,8 +240,8 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
             /* a hit of a signal the reader stands for (a traceback's header) is read
              * as the block itself */
             const char *name = r->info.signals[c[i].sig].name;
-            if (!strcmp(name, "traceback") || !strcmp(name, "terminate") ||
-                !strcmp(name, "fatal_python"))
+            if (!strcmp(name, "traceback") || !strcmp(name, "frame") ||
+                !strcmp(name, "terminate") || !strcmp(name, "fatal_python"))
                 continue;
             if (exit_report(r, c[i].sig) && others) continue;
             /* a crash the log goes on long after, with nothing ending there, was a child's */

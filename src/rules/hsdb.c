@@ -21,8 +21,9 @@ static const char *const specials[LDXI_HS_NSPECIAL] = {
      * for the number itself; "name, then a version within 48 bytes" was an eighth of
      * the prefilter's time on the bench log) */
     "(?i)torch|cuda|driver version|nccl version|deepspeed|transformers|accelerate|lightning|vllm|llm engine|jax|megatron|peft",
-    /* the first lines of the blocks a dying process prints (failure.c) */
-    "Traceback \\(most recent call last\\)|Exception ignored in|terminate called after throwing|Fatal Python error",
+    /* the first lines of the blocks a dying process prints (failure.c), and a traceback's
+     * frame, which opens one where the header is missing (Ray's remote errors, a paste) */
+    "Traceback \\(most recent call last\\)|Exception ignored in|terminate called after throwing|Fatal Python error|File \"[^\"\\n]{1,400}\", line \\d",
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)

@@ -286,6 +286,9 @@ pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
             w->code = pcre2_compile((PCRE2_SPTR)w->pattern, PCRE2_ZERO_TERMINATED, w->options,
                                     &err, &off, NULL);
         }
+        uint32_t br = 0;
+        if (w->code) pcre2_pattern_info(w->code, PCRE2_INFO_BACKREFMAX, &br);
+        w->backref = br > 0;
         /* without JIT it is only slower */
         w->jit = w->code && pcre2_jit_compile(w->code, PCRE2_JIT_COMPLETE) == 0;
         __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
@@ -326,6 +329,14 @@ static bool compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
                      "bound can backtrack for exponential time; bound one of them or make it "
                      "possessive (++, *+)",
                      rule_id, si->name);
+    uint32_t backrefs = 0;
+    pcre2_pattern_info(code, PCRE2_INFO_BACKREFMAX, &backrefs);
+    if (backrefs)
+        ldx_msgs_add(c->msgs, LDX_MSG_WARNING, c->path, pn->line, pn->col,
+                     "rule '%s', signal '%s': a back reference makes a match's cost grow with "
+                     "the line's length (more so under repetition); it is matched on the first "
+                     "%d bytes of each line only",
+                     rule_id, si->name, LDXI_BACKREF_SUBJECT);
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(code, NULL);
     if (md && pcre2_match(code, (PCRE2_SPTR) "", 0, 0, 0, md, NULL) >= 0) {
         error_at(c, pn, "rule '%s', signal '%s': pattern matches an empty line", rule_id,

@@ -17,6 +17,8 @@ typedef struct ldxi_sigc_s {
     pcre2_code *code;
     int ready;             /* code compiled and JIT-compiled: set once, under a lock */
     bool jit;              /* the JIT took it (pcre2_jit_match can run it) */
+    bool backref;          /* it has back references: matched on a line's first
+                            * LDXI_BACKREF_SUBJECT bytes (ldxi_sig_subject) */
     const char *pattern;
     uint32_t options;      /* PCRE2_CASELESS or 0 */
     uint32_t ngroups;      /* capture groups */
@@ -38,6 +40,20 @@ typedef struct ldxi_sigc_s {
 /* The signal's compiled pattern, ready to match (NULL if it does not compile).
  * Thread-safe. */
 pcre2_code *ldxi_sig_code(const ldxi_sigc *sc);
+/* A back reference makes each step of a match compare text, so its cost grows with the
+ * line's length beyond what PCRE2's match limit counts: `(a+)\1\1\1$` on 10,000 bytes
+ * ran for minutes within the limit. Such patterns see only this much of a line. */
+#define LDXI_BACKREF_SUBJECT 1024
+/* The length of text[0..len) sc is matched on (after ldxi_sig_code), and the match
+ * options that go with it: PCRE2_NOTEOL where the line was cut, so that `$` does not
+ * match at the cut. */
+static inline size_t ldxi_sig_subject(const ldxi_sigc *sc, size_t len, uint32_t *opts)
+{
+    *opts = 0;
+    if (!sc->backref || len <= LDXI_BACKREF_SUBJECT) return len;
+    *opts = PCRE2_NOTEOL;
+    return LDXI_BACKREF_SUBJECT;
+}
 /* Reads the named captures and the group count of a pattern from its text into sc
  * (capnames, capgroups, ncaps) and *ngroups; false where the text has what this
  * reading does not follow (the pattern must then be compiled to know). */

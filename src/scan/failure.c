@@ -63,8 +63,10 @@ void ldxi_failure_reset(ldxi_failure *f)
 bool ldxi_failure_wants(const char *text, size_t len)
 {
     size_t n = len < 4096 ? len : 4096;
+    const char *f;
     return find(text, n, "Traceback (most") || find(text, n, IGNORED) ||
-           find(text, n, "terminate called") || find(text, n, "Fatal Python error");
+           find(text, n, "terminate called") || find(text, n, "Fatal Python error") ||
+           ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
 }
 
 static void keep_line(ldxi_fail_line *l, const char *text, size_t len, uint64_t lineno)
@@ -112,7 +114,8 @@ static bool frame_of(const char *s, size_t n, ldxi_fail_event *ev, bool *lib)
 {
     size_t i = 0;
     while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
-    if (i == 0 || n - i < 8 || memcmp(s + i, "File ", 5) != 0) return false;
+    /* indented as Python prints it; Ray's remote tracebacks drop the indent */
+    if (n - i < 8 || memcmp(s + i, "File ", 5) != 0) return false;
     /* the quotes as Python prints them, or as a rich-text paste turned them (U+201C, U+201D) */
     const char *open = s + i + 5, *end = s + n, *file, *q;
     if (*open == '"') {
@@ -284,6 +287,27 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
     }
 }
 
+/* A frame on no open block's prefix: a traceback whose header the log does not have (Ray
+ * prints a remote task's frames after its own line, a paste starts mid-traceback). Its
+ * prefix is what stands before the frame's indentation, and one space of it. */
+static void open_headless(ldxi_failure *f, const char *text, const char *p, size_t len,
+                          uint64_t lineno)
+{
+    size_t k = (size_t)(p - text);
+    while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t')) k--;
+    if (k > 0 && k < (size_t)(p - text)) k++;
+    ldxi_fail_event fr;
+    bool lib = false;
+    size_t n = len < 8192 ? len : 8192;
+    if (k >= sizeof f->open[0].prefix || !frame_of(text + k, n - k, &fr, &lib)) return;
+    ldxi_fail_block *o = open_block(f, text, k, MODE_TRACEBACK, lineno);
+    o->ev.kind = LDXI_FAIL_CUT;
+    keep_line(&o->ev.what, text, len, lineno);
+    o->frames = 1;
+    o->headless = true;
+    if (!lib) take_frame(&o->ev, &fr, text, len, lineno);
+}
+
 size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, size_t max)
 {
     size_t n = 0;
@@ -292,11 +316,13 @@ size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, s
     /* a dump or a terminate the log ends in: the process died printing it; a traceback
      * the log ends in, with a frame of the user's code: the log was cut (a paste, a copy
      * of a dying job) before its exception line (a launcher's own traceback, all library
-     * frames, says nothing of what failed) */
+     * frames, says nothing of what failed; frames with neither header nor exception may
+     * be any stack a program prints) */
     for (uint32_t b = 0; b < f->nopen && n < max; b++) {
         const ldxi_fail_block *o = &f->open[b];
         if (o->mode != MODE_TRACEBACK ||
-            (o->ev.frame.line && !o->ev.ignored && f->last_fed - o->last_frame <= CUT_SPAN))
+            (o->ev.frame.line && !o->ev.ignored && !o->headless &&
+             f->last_fed - o->last_frame <= CUT_SPAN))
             out[n++] = &o->ev;
     }
     return n;
@@ -342,6 +368,8 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     if (best >= 0) {
         size_t plen = f->open[best].plen;
         continue_block(f, (uint32_t)best, text, len, text + plen, n - plen, lineno);
+    } else if ((p = find(text, n, "File \""))) {
+        open_headless(f, text, p, len, lineno);
     }
     /* blocks nobody continues end in time */
     for (uint32_t b = 0; b < f->nopen;) {

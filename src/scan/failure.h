@@ -45,6 +45,7 @@ typedef struct {
     int mode;        /* traceback, terminate's what(), faulthandler's stack */
     uint64_t start, last_frame;
     uint32_t frames;
+    bool headless;   /* opened on a frame, its header not in the log */
     ldxi_fail_event ev;
 } ldxi_fail_block;
 

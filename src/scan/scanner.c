@@ -466,8 +466,11 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text,
     if (timed) clock_gettime(CLOCK_MONOTONIC, &t0);
     /* the JIT entry point skips pcre2_match's checks, which cost as much as a short
      * line's match */
-    int r = sc->jit ? pcre2_jit_match(code, (PCRE2_SPTR)text, len, start, 0, md, s->mctx)
-                    : pcre2_match(code, (PCRE2_SPTR)text, len, start, 0, md, s->mctx);
+    uint32_t opts;
+    len = ldxi_sig_subject(sc, len, &opts);
+    if (start > len) return false;
+    int r = sc->jit ? pcre2_jit_match(code, (PCRE2_SPTR)text, len, start, opts, md, s->mctx)
+                    : pcre2_match(code, (PCRE2_SPTR)text, len, start, opts, md, s->mctx);
     if (timed) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
@@ -532,7 +535,9 @@ bool ldxi_scan_matches_text(ldx_scanner *s, size_t i, size_t k, const char *text
     /* not through ldxi_scan_match: this is no run of the scan, and counts nowhere */
     const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
     pcre2_code *code = ldxi_sig_code(sc);
-    return code && pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx) >= 0 &&
+    uint32_t opts;
+    len = ldxi_sig_subject(sc, len, &opts);
+    return code && pcre2_match(code, (PCRE2_SPTR)text, len, 0, opts, s->md, s->mctx) >= 0 &&
            ldxi_scan_where(sc, text, s->md);
 }
 

@@ -62,7 +62,9 @@ static bool whole_log_hit(const ldx_scanner *s, const ldxi_rule *r, const char *
     for (size_t k = 0; k < r->info.nsignals; k++) {
         const ldxi_sigc *sc = &r->sigs[k];
         pcre2_code *code = r->info.signals[k].tail ? NULL : ldxi_sig_code(sc);
-        if (code && pcre2_match(code, (PCRE2_SPTR)text, len, 0, 0, s->md, s->mctx) >= 0 &&
+        uint32_t opts;
+        size_t n = ldxi_sig_subject(sc, len, &opts);
+        if (code && pcre2_match(code, (PCRE2_SPTR)text, n, 0, opts, s->md, s->mctx) >= 0 &&
             ldxi_scan_where(sc, text, s->md))
             return true;
     }
