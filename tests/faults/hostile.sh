@@ -111,5 +111,30 @@ timeout 10 "$logdx" --rules /dev/zero -q "$oom" >"$tmp/o" 2>"$tmp/e"; rc=$?
 if [ $rc = 2 ] && grep -q "/dev/zero: error: not a rule file or folder" "$tmp/e"; then ok
 else bad "--rules /dev/zero: rc $rc"; fi
 
+# 6. back references under repetition on long lines: a pattern that ran for minutes per
+# line within PCRE2's match limit is matched on a line's first KiB; the rule budget then
+# switches it off, with a note. timeout is only a bound on a hang, not a speed goal.
+cat >"$tmp/backref.yaml" <<'Y'
+id: backref
+title: backref
+class: cuda_oom
+severity: high
+summary: s
+symptoms: [{symptom: a, why: b}]
+root_cause: r
+fix: [f]
+verify: [v]
+references: ['https://example.org']
+signals:
+  a: {pattern: '(a+)\1\1\1\1\1\1\1\1\1$'}
+examples: {match: [aaaaaaaaaa], no_match: [b]}
+Y
+python3 -c "import sys; sys.stdout.write(('a' * 10000 + 'b\n') * 20)" >"$tmp/as.log"
+timeout 120 "$logdx" --no-default-rules --rules "$tmp/backref.yaml" "$tmp/as.log" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc != 124 ] && grep -q "backref.yaml:12:[0-9]*: warning: .*back reference" "$tmp/e"; then ok
+else bad "back references on long lines: rc $rc"; fi
+"$logdx" rules lint "$tmp/backref.yaml" >/dev/null 2>"$tmp/e"
+if grep -q "back reference" "$tmp/e"; then ok; else bad "lint does not warn about a back reference"; fi
+
 echo "hostile: $pass passed, $fail failed"
 [ $fail = 0 ]
