@@ -8,9 +8,11 @@
  * logdx is stopped (SIGINT, SIGTERM), the file is deleted, or a piped input ends, the
  * full diagnosis follows in the chosen format.
  *
- * A file that shrinks was truncated, and one whose name now leads to another file was
- * rotated or recreated: either way, a new log starts, and so does the scan (said on
- * stderr). Without FILE, or with "-", standard input is followed until it ends.
+ * A file that shrinks was truncated (logrotate's copytruncate), and one whose name now
+ * leads to another file was rotated or recreated: either way the file is read again from
+ * its start as the log's next part, and what was found before stays found (said on
+ * stderr); line numbers go on counting across the parts. Without FILE, or with "-",
+ * standard input is followed until it ends.
  * Compressed files are not recognised here: a growing log is plain text. */
 #include <errno.h>
 #include <fcntl.h>
@@ -107,14 +109,11 @@ static ldx_status announce(follow_ctx *c)
     return LDX_OK;
 }
 
-static void start_over(follow_ctx *c)
+/* The file starts again (truncated, or a new file under its name): its unfinished last
+ * line ends here, and the scan goes on, so that nothing found before is lost. */
+static void next_part(follow_ctx *c)
 {
-    ldx_scanner_reset(c->lv.scanner);
-    cli_splitter_reset(&c->sp);
-    c->lineno = c->diagnosed_at = 0;
-    c->nseen = 0;
-    c->lv.bytes = 0;
-    c->lv.first_long = 0;
+    cli_splitter_flush(&c->sp, &c->lineno, cli_live_line, &c->lv);
 }
 
 /* Opens the file, waiting for it to appear if it is not there yet (a job just
@@ -177,10 +176,11 @@ static ldx_status follow_file(follow_ctx *c, const char *path, char *buf)
         if (renamed) {
             /* the last lines written to the old file before it went */
             if (drain(c, fd, buf) == LDX_EOF) announce(c);
-            fprintf(stderr, "logdx: %s is a new file now (rotated or recreated); starting over\n",
-                    path);
+            next_part(c);
+            fprintf(stderr, "logdx: %s is a new file now (rotated or recreated); reading it too, "
+                            "keeping what was found (from line %llu on)\n",
+                    path, (unsigned long long)c->lineno + 1);
             close(fd);
-            start_over(c);
             if ((fd = open_wait(path)) < 0) return stop_sig ? LDX_OK : LDX_EIO;
             fstat(fd, &st);
         } else if (now.st_nlink == 0) {
@@ -188,9 +188,11 @@ static ldx_status follow_file(follow_ctx *c, const char *path, char *buf)
             fprintf(stderr, "logdx: %s was deleted\n", path);
             break;
         } else if (now.st_size < lseek(fd, 0, SEEK_CUR)) {
-            fprintf(stderr, "logdx: %s shrank (truncated); starting over\n", path);
+            next_part(c);
+            fprintf(stderr, "logdx: %s shrank (truncated, as copytruncate does); reading it again "
+                            "from its start, keeping what was found (from line %llu on)\n",
+                    path, (unsigned long long)c->lineno + 1);
             lseek(fd, 0, SEEK_SET);
-            start_over(c);
         }
     }
     close(fd);

@@ -88,9 +88,10 @@ int cli_usage_man(FILE *fp)
          "Watch a growing log: read it once to its end, then only what is appended. As soon "
          "as a rule fires, print one line for it (the --quiet format; on standard error unless "
          "the format is text). On SIGINT or SIGTERM, when FILE is deleted, or when piped input "
-         "ends, print the full diagnosis. A file that shrinks or is replaced (rotated) is "
-         "scanned again from its beginning, which is said on standard error. A FILE that does "
-         "not exist yet is waited for.");
+         "ends, print the full diagnosis. A file that shrinks (copytruncate) or is replaced "
+         "(rotated) is read again from its beginning as the log's next part, keeping what was "
+         "found before, which is said on standard error. A FILE that does not exist yet is "
+         "waited for.");
     item(fp, "run", "[OPTIONS] -- CMD [ARG ...]",
          "Run CMD with standard input unchanged, pass its standard output and error through "
          "unchanged as they come, and when it ends print the diagnosis on standard error. "

@@ -126,15 +126,28 @@ sed -n '31,$p' "$oom" >>grow.log
 check "follow: later rules appear too, each once" \
   'wait_for fout "torchrun-child-failed" && [ "$(grep -c cuda-oom-pytorch fout)" = 1 ]'
 : >grow.log
-check "follow: a truncated file is said and started over" 'wait_for ferr "shrank (truncated); starting over"'
-cat "$oom" >>grow.log
-check "follow: after starting over, the rules fire again" \
-  'i=0; while [ $i -lt 50 ] && [ "$(grep -c "cuda-oom-pytorch:" fout)" != 2 ]; do sleep 0.1; i=$((i + 1)); done; [ $i -lt 50 ]'
+check "follow: a truncated file (copytruncate) is said, read from its start" \
+  'wait_for ferr "shrank (truncated, as copytruncate does); reading it again from its start, keeping what was found (from line 113 on)"'
+printf 'step 1 loss 2.1\nstep 2 loss 2.0\nstep 3 loss 1.9\nstep 4 loss 1.8\nstep 5 loss 1.7\n' >>grow.log
+sleep 0.6
 kill -INT $pid
 wait $pid
 rc=$?
-check "follow: SIGINT ends with the full diagnosis, exit 1" \
-  '[ $rc = 1 ] && grep -q "^grow.log: 112 lines, 3 diagnoses" fout'
+check "follow: what was found before the truncation is kept; SIGINT gives the full diagnosis, exit 1" \
+  '[ $rc = 1 ] && grep -q "^grow.log: 117 lines, 3 diagnoses" fout && [ "$(grep -c "cuda-oom-pytorch:" fout)" = 1 ]'
+
+# rotation by rename (logrotate without copytruncate): the new file is read too
+head -40 "$oom" >rot.log
+"$logdx" --follow rot.log >fout 2>ferr &
+pid=$!
+wait_for fout "cuda-oom-pytorch"
+mv rot.log rot.log.1
+printf 'step 1 loss 2.1\n' >rot.log
+check "follow: a rotated file is said and the new one read" 'wait_for ferr "is a new file now (rotated or recreated); reading it too"'
+kill -INT $pid
+wait $pid
+rc=$?
+check "follow: after a rotation the diagnosis is kept, exit 1" '[ $rc = 1 ] && grep -q "^rot.log: 41 lines" fout && grep -q cuda_oom fout'
 
 # the file deleted: the end
 printf 'x\n' >gone.log
