@@ -94,7 +94,8 @@ typedef struct {
 const char *ldx_diagnosis_title(const ldx_diagnosis *d, char *buf, size_t size);
 
 typedef struct {
-    char *path;
+    char *path;               /* printable: control bytes and non-UTF-8 bytes as \xHH */
+    char *path_bytes;         /* the name's own bytes, where path had to escape them; NULL */
     uint64_t lines;
     uint64_t bytes;
     ldx_diagnosis *diagnoses; /* ranked: the first is the most likely initiating cause */

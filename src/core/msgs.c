@@ -55,7 +55,7 @@ static void push(ldx_msgs *m, ldx_msg_level level, const char *path, unsigned li
     }
     ldx_msg *msg = &m->v[m->n++];
     msg->level = level;
-    msg->path = path ? ldxi_strdup(path) : NULL;
+    msg->path = path ? ldxi_display_name(path) : NULL; /* a name may hold any bytes */
     msg->line = line;
     msg->col = col;
     msg->text = text;

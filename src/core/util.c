@@ -323,3 +323,47 @@ const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
     }
     return NULL;
 }
+
+size_t ldxi_utf8_seq(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80) return 1;
+    size_t k;
+    unsigned cp;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf) k = 2, cp = s[0] & 0x1f;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef) k = 3, cp = s[0] & 0x0f;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4) k = 4, cp = s[0] & 0x07;
+    else return 0;
+    if (n < k) return 0;
+    for (size_t i = 1; i < k; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;
+    if (cp >= 0xd800 && cp <= 0xdfff) return 0;
+    return k;
+}
+
+char *ldxi_display_name(const char *raw)
+{
+    size_t n = strlen(raw);
+    char *out = malloc(n * 4 + 1); /* each byte at most \xHH */
+    if (!out) return NULL;
+    const unsigned char *p = (const unsigned char *)raw;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = ldxi_utf8_seq(p + i, n - i);
+        /* C1 controls are U+0080..U+009F: c2 80..c2 9f */
+        bool control = k == 1 ? (p[i] < 0x20 || p[i] == 0x7f) : k == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
+        if (k == 0 || control) {
+            size_t m = k ? k : 1;
+            for (size_t j = 0; j < m; j++) o += (size_t)sprintf(out + o, "\\x%02x", p[i + j]);
+            i += m;
+        } else {
+            memcpy(out + o, p + i, k);
+            o += k;
+            i += k;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}

@@ -11,6 +11,13 @@
 #include "logdx/core.h"
 
 char *ldxi_strdup(const char *s);
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if it is invalid:
+ * overlong forms, surrogates and code points past U+10FFFF are invalid too. */
+size_t ldxi_utf8_seq(const unsigned char *s, size_t n);
+/* A name (a file's, an archive member's) as it may be printed anywhere: control bytes
+ * (C0, DEL, C1) and bytes that are not UTF-8 become \xHH, so that a name cannot clear a
+ * screen, set a title or forge lines, and is valid UTF-8. NULL when out of memory. */
+char *ldxi_display_name(const char *raw);
 char *ldxi_strndup(const char *s, size_t n);
 /* The first k (of kl bytes) in s[0, n), which need not be NUL-terminated; NULL: none. */
 const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl);

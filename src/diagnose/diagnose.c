@@ -608,7 +608,11 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
     ldx_scanner_flush(s);
     ldx_file_report *fr = calloc(1, sizeof(*fr));
     if (!fr) return LDX_ENOMEM;
-    fr->path = ldxi_strdup(path ? path : "-");
+    fr->path = ldxi_display_name(path ? path : "-");
+    if (fr->path && path && strcmp(fr->path, path) && !(fr->path_bytes = ldxi_strdup(path))) {
+        ldx_file_report_destroy(fr);
+        return LDX_ENOMEM;
+    }
     fr->lines = ldx_scanner_lines(s);
     if (!fr->path || ldx_msgs_create(&fr->errors) != LDX_OK) {
         ldx_file_report_destroy(fr);
@@ -727,6 +731,7 @@ void ldx_file_report_destroy(ldx_file_report *fr)
     ldx_msgs_destroy(fr->errors);
     free(fr->launcher_note);
     free(fr->path);
+    free(fr->path_bytes);
     free(fr);
 }
 

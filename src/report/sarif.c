@@ -34,27 +34,6 @@ typedef struct {
 
 /* ---- shared with the other reporters (declared in report_int.h) ---- */
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if it is invalid:
- * overlong forms, surrogates and code points past U+10FFFF are invalid too. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    if (s[0] < 0x80) return 1;
-    size_t k;
-    unsigned cp;
-    if (s[0] >= 0xc2 && s[0] <= 0xdf) k = 2, cp = s[0] & 0x1f;
-    else if (s[0] >= 0xe0 && s[0] <= 0xef) k = 3, cp = s[0] & 0x0f;
-    else if (s[0] >= 0xf0 && s[0] <= 0xf4) k = 4, cp = s[0] & 0x07;
-    else return 0;
-    if (n < k) return 0;
-    for (size_t i = 1; i < k; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((k == 3 && cp < 0x800) || (k == 4 && (cp < 0x10000 || cp > 0x10ffff))) return 0;
-    if (cp >= 0xd800 && cp <= 0xdfff) return 0;
-    return k;
-}
-
 char *ldxi_report_utf8(const char *s)
 {
     size_t n = strlen(s);
@@ -63,7 +42,7 @@ char *ldxi_report_utf8(const char *s)
     const unsigned char *p = (const unsigned char *)s;
     size_t o = 0;
     for (size_t i = 0; i < n;) {
-        size_t k = utf8_seq(p + i, n - i);
+        size_t k = ldxi_utf8_seq(p + i, n - i);
         if (k == 0) {
             memcpy(out + o, "\xef\xbf\xbd", 3);
             o += 3;

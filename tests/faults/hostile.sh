@@ -136,5 +136,33 @@ else bad "back references on long lines: rc $rc"; fi
 "$logdx" rules lint "$tmp/backref.yaml" >/dev/null 2>"$tmp/e"
 if grep -q "back reference" "$tmp/e"; then ok; else bad "lint does not warn about a back reference"; fi
 
+# 8. names that hold escape sequences or bytes that are not UTF-8 (a file's, an archive
+# member's): no control byte reaches any output, JSON stays valid, and path_bytes gives
+# the name back
+mkdir -p "$tmp/names"
+evil=$(printf 'evil\033]0;pwned\007\033[2J\nforged.log')
+cp "$oom" "$tmp/names/$evil"
+cp "$oom" "$tmp/names/$(printf 'lat\351n.log')"
+python3 - "$tmp/names/members.tar" "$oom" <<'PY'
+import sys, tarfile
+with tarfile.open(sys.argv[1], "w") as t:
+    t.add(sys.argv[2], arcname="m\x1b[31mred\x1b[0m.log")
+PY
+names_ok=1
+for f in text json jsonl sarif junit html github; do
+  "$logdx" --format $f "$tmp/names" >"$tmp/o" 2>"$tmp/e"
+  if LC_ALL=C grep -q "$(printf '\033')" "$tmp/o" "$tmp/e"; then names_ok=0; echo "hostile: an ESC byte in --format $f"; fi
+done
+"$logdx" --format json "$tmp/names" >"$tmp/o.json" 2>/dev/null
+if [ $names_ok = 1 ] && python3 - "$tmp/o.json" "$evil" <<'PY'
+import base64, json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8", errors="strict"))
+raw = [base64.b64decode(f["path_bytes"]) for f in d["files"] if "path_bytes" in f]
+assert any(r.endswith(sys.argv[2].encode()) for r in raw), raw
+assert any(r.endswith(b"lat\xe9n.log") for r in raw), raw
+assert any(b"m\x1b[31mred" in r for r in raw), raw
+PY
+then ok; else bad "hostile file and member names"; fi
+
 echo "hostile: $pass passed, $fail failed"
 [ $fail = 0 ]
