@@ -12,9 +12,9 @@ _logdx()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     local opts="--format -f --rules -r --no-default-rules --fail-on --quiet -q --baseline
-        --include --exclude --follow-links --jobs -j --redact --follow --save --progress --strict --perf --color
+        --include --exclude --max-members --max-decoded --follow-links --jobs -j --redact --follow --save --progress --strict --perf --color
         --no-color --help -h --version -V"
-    local takes_value="--format -f --rules -r --fail-on --baseline --include --exclude --jobs -j --save --progress --color"
+    local takes_value="--format -f --rules -r --fail-on --baseline --include --exclude --max-members --max-decoded --jobs -j --save --progress --color"
 
     # The words so far without options and their values: the subcommand and its arguments.
     local -a pos=()

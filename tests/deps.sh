@@ -28,6 +28,7 @@ have_pc libzstd || need="$need libzstd-dev"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
 command -v zstd >/dev/null 2>&1 || need="$need zstd"
 [ -x /usr/bin/time ] || need="$need time"
+command -v zip >/dev/null 2>&1 || need="$need zip"
 # Browser test of --format html (tests/html/run.sh), opt-in: it is a large package
 if [ "${LOGDX_BROWSER_TESTS:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   need="$need chromium"

@@ -91,8 +91,9 @@ const char *ldx_input_kind_name(ldx_input_kind k);
 char *ldx_input_member_name(const char *container, const char *member);
 
 /* An input: one file or descriptor that holds one log (plain or compressed) or an
- * archive of many (tar, possibly compressed, or zip). It yields one reader per log,
- * read through libarchive when the content is compressed or archived.
+ * archive of many (tar, possibly compressed, or zip). It yields one reader per log. A
+ * member that is itself compressed (gzip, xz, zstd: a rank3.log.gz in a tar) is decoded
+ * too, by content; an archive inside an archive is read as one member, not opened.
  *
  * Ownership: the input owns the descriptor and the readers it yields; a reader is valid
  * until the next ldx_input_next() or ldx_input_destroy(). */
@@ -110,7 +111,16 @@ ldx_status ldx_input_next(ldx_input *in, ldx_reader **r);
 /* Decode compressed logs on a thread of their own, ahead of the reader (for callers
  * with a core to spare); set before the first ldx_input_next(). */
 void ldx_input_set_readahead(ldx_input *in, bool on);
+/* Bounds on what one input may hold: members of an archive, and bytes decoded from it
+ * (all its members together, or its one compressed log); past either the input ends with
+ * LDX_EIO and ldx_input_error() says which limit. 0 leaves a bound at its default
+ * (LDX_INPUT_MAX_MEMBERS, LDX_INPUT_MAX_DECODED). Set before the first ldx_input_next(). */
+#define LDX_INPUT_MAX_MEMBERS 1000000ull
+#define LDX_INPUT_MAX_DECODED (1ull << 40) /* 1 TiB */
+void ldx_input_set_limits(ldx_input *in, uint64_t max_members, uint64_t max_decoded);
 ldx_input_kind ldx_input_kind_of(const ldx_input *in);
+/* An archive of logs (tar, compressed or not, or zip), not one compressed log. */
+bool ldx_input_is_archive(const ldx_input *in);
 const char *ldx_input_error(const ldx_input *in);
 void ldx_input_destroy(ldx_input *in);
 

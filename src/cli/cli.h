@@ -24,6 +24,8 @@ typedef struct {
     const char **exclude; /* --exclude GLOB (repeatable) */
     size_t nexclude;
     bool follow_links;    /* --follow-links: also links that leave the folder given */
+    uint64_t max_members; /* --max-members N (0: the library's default) */
+    uint64_t max_decoded; /* --max-decoded SIZE in bytes (0: the default) */
     int jobs;             /* -j N: threads; 0 = the number of cores */
     bool redact;          /* --redact: hosts, IPs, users, tokens -> placeholders */
     bool follow;          /* --follow: watch a growing file */

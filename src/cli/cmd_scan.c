@@ -41,6 +41,7 @@ typedef struct {
 
 typedef struct {
     const ldx_file_report *baseline;
+    uint64_t max_members, max_decoded; /* --max-members, --max-decoded (0: defaults) */
     task *tasks;
     size_t ntasks, captasks;
     /* Shared with the workers, under mu. */
@@ -150,14 +151,12 @@ static void run_task(scan_ctx *c, ldx_scanner *s, task *t, bool spare)
         return;
     }
     ldx_input_set_readahead(in, spare);
+    ldx_input_set_limits(in, c->max_members, c->max_decoded);
     ldx_reader *r;
     while ((st = ldx_input_next(in, &r)) != LDX_EOF) {
         if (st == LDX_EIO) {
             ldx_msgs_add(t->errors, LDX_MSG_ERROR, t->path, 0, 0, "cannot read the %s: %s",
-                         ldx_input_kind_of(in) == LDX_KIND_ZIP ||
-                                 ldx_input_kind_of(in) == LDX_KIND_TAR
-                             ? "archive"
-                             : "compressed input",
+                         ldx_input_is_archive(in) ? "archive" : "compressed input",
                          ldx_input_error(in));
             continue;
         }
@@ -488,6 +487,8 @@ int cmd_scan(cli_opts *o)
         if (bs != LDX_OK) goto out;
     }
     c.baseline = baseline;
+    c.max_members = o->max_members;
+    c.max_decoded = o->max_decoded;
 
     ldx_status st = LDX_OK;
     if (o->nargs == 0) {

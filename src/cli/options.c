@@ -15,6 +15,8 @@ const cli_option cli_options[] = {
     {"baseline", 0, "LOG", "a healthy run of the same job: what also fires there is ranked down and does not fail"},
     {"include", 0, "GLOB", "in folders, scan only files whose name matches (repeatable)"},
     {"exclude", 0, "GLOB", "in folders, skip files or folders whose name matches (repeatable)"},
+    {"max-members", 0, "N", "stop reading an archive after N members (default 1000000)"},
+    {"max-decoded", 0, "SIZE", "stop reading an input after SIZE decoded bytes, e.g. 200G (default 1T)"},
     {"follow-links", 0, NULL, "in folders, also follow symbolic links that point outside the folder given"},
     {"jobs", 'j', "N", "scan with N threads (default: the number of cores)"},
     {"redact", 0, NULL, "replace host names, IP addresses, user names and tokens in evidence with placeholders"},
@@ -44,7 +46,7 @@ void cli_usage(FILE *fp)
           "       logdx run [OPTIONS] -- CMD [ARG...]  run CMD, pass its output through, diagnose it\n"
           "\n"
           "A PATH may be a file, a folder (scanned recursively), a compressed log (gzip, zstd, xz,\n"
-          "bzip2) or an archive of logs (tar, tar.gz, zip), recognised by content.\n"
+          "bzip2) or an archive of logs (tar, tar.gz, zip; compressed members too), recognised by content.\n"
           "Exit status: 0 nothing at or above --fail-on, 1 something found, 2 an error.\n"
           "\noptions:\n",
           fp);
@@ -124,6 +126,41 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
             return EXIT_ERROR;
         }
         o->jobs = (int)j;
+    } else if (!strcmp(n, "max-members")) {
+        char *end;
+        unsigned long long v = strtoull(val, &end, 10);
+        if (*end || !v || val[0] == '-') {
+            fprintf(stderr, "logdx: --max-members takes a number of 1 or more, not '%s'\n", val);
+            return EXIT_ERROR;
+        }
+        o->max_members = v;
+    } else if (!strcmp(n, "max-decoded")) {
+        /* a plain number is bytes; K, M, G, T (and KiB ... TiB, KB ... TB) are powers of 1024 */
+        char unit[8] = "";
+        double v = 0;
+        size_t l = strlen(val);
+        bool ok = l && l < 32;
+        if (ok) {
+            const char *u = val + strspn(val, "0123456789.");
+            ok = u > val && strlen(u) < sizeof unit;
+            if (ok) {
+                v = strtod(val, NULL);
+                snprintf(unit, sizeof unit, "%s", u);
+            }
+        }
+        double mul = 0;
+        if (ok) {
+            char c = unit[0];
+            const char *rest = unit[0] ? unit + 1 : unit;
+            bool tail = !*rest || !strcmp(rest, "B") || !strcmp(rest, "iB");
+            mul = !c ? 1 : !tail ? 0 : c == 'K' || c == 'k' ? 1024.0 : c == 'M' ? 1048576.0
+                : c == 'G' ? 1073741824.0 : c == 'T' ? 1099511627776.0 : 0;
+        }
+        if (!ok || mul == 0 || v * mul < 1) {
+            fprintf(stderr, "logdx: --max-decoded takes a size such as 500M, 200G or 2T, not '%s'\n", val);
+            return EXIT_ERROR;
+        }
+        o->max_decoded = (uint64_t)(v * mul);
     } else if (!strcmp(n, "follow-links")) {
         o->follow_links = true;
     } else if (!strcmp(n, "redact")) {

@@ -44,6 +44,16 @@ struct ldx_input {
     bool readahead;          /* decode on a thread of its own (ldx_input_set_readahead) */
     ldxi_ahead *ahead;       /* doing so for cur */
     bool started, done;
+    /* a member that is compressed itself, decoded on its way to the reader */
+    int mmode;               /* 0: not looked at yet, 1: plain, 2: decoded by mdec */
+    ldxi_decoder *mdec;
+    unsigned char *mibuf;    /* mdec's input: the member's first bytes, then more */
+    size_t milen, mipos;
+    bool mi_eof;
+    char merr[256];
+    /* limits (ldx_input_set_limits) and what counts against them */
+    uint64_t max_members, max_decoded, members, decoded;
+    bool archive;            /* an archive of logs (tar, zip), not one compressed log */
     char *error;             /* set with a pending LDX_EIO */
     bool error_pending;
     char errbuf[256];
@@ -108,9 +118,9 @@ static la_ssize_t archive_cb_decoded(struct archive *a, void *ctx, const void **
     return n;
 }
 
-static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
+/* The member's own bytes, from libarchive. */
+static ssize_t member_raw(ldx_input *in, void *buf, size_t cap, const char **err)
 {
-    ldx_input *in = ctx;
     la_ssize_t n = in->api->read_data(in->ar, buf, cap);
     if (n < 0) {
         snprintf(in->errbuf, sizeof in->errbuf, "%s",
@@ -120,6 +130,93 @@ static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
         return -1;
     }
     return n;
+}
+
+/* n more bytes decoded for a reader: within max_decoded, or an error that names it. */
+static ssize_t count_decoded(ldx_input *in, ssize_t n, const char **err)
+{
+    if (n <= 0) return n;
+    in->decoded += (uint64_t)n;
+    if (in->decoded > in->max_decoded) {
+        snprintf(in->merr, sizeof in->merr,
+                 "stopped after %llu bytes decoded from this input (the limit; --max-decoded "
+                 "raises it)",
+                 (unsigned long long)in->max_decoded);
+        *err = in->merr;
+        return -1;
+    }
+    return n;
+}
+
+/* A member as its reader sees it: decoded when its first bytes say gzip, xz or zstd
+ * (rank3.log.gz inside a tar), else as it is. One level only: what a compressed member
+ * holds is read as one log. */
+static ssize_t member_bytes(ldx_input *in, void *buf, size_t cap, const char **err)
+{
+    if (in->mmode == 0) {
+        if (!in->mibuf && !(in->mibuf = malloc(IO_BLOCK))) {
+            *err = "out of memory";
+            return -1;
+        }
+        in->milen = in->mipos = 0;
+        while (in->milen < LDX_DETECT_BYTES) {
+            ssize_t n = member_raw(in, in->mibuf + in->milen, IO_BLOCK - in->milen, err);
+            if (n < 0) return -1;
+            if (n == 0) {
+                in->mi_eof = true;
+                break;
+            }
+            in->milen += (size_t)n;
+        }
+        ldx_input_kind k = ldx_input_detect(in->mibuf, in->milen);
+        in->mmode = 1;
+        if ((k == LDX_KIND_GZIP || k == LDX_KIND_XZ || k == LDX_KIND_ZSTD) &&
+            ldxi_decoder_create(&in->mdec, k) == LDX_OK)
+            in->mmode = 2;
+    }
+    if (in->mmode == 1) {
+        if (in->mipos < in->milen) return (ssize_t)take_kept(in->mibuf, in->milen, &in->mipos, buf, cap);
+        return in->mi_eof ? 0 : member_raw(in, buf, cap, err);
+    }
+    for (;;) {
+        if (in->mipos == in->milen && !in->mi_eof) {
+            ssize_t n = member_raw(in, in->mibuf, IO_BLOCK, err);
+            if (n < 0) return -1;
+            in->milen = (size_t)n;
+            in->mipos = 0;
+            in->mi_eof = n == 0;
+        }
+        size_t out = 0;
+        const char *msg = NULL;
+        if (ldxi_decoder_step(in->mdec, in->mibuf, in->milen, &in->mipos, buf, cap, &out,
+                              in->mi_eof, &msg) != LDX_OK) {
+            snprintf(in->merr, sizeof in->merr, "%s", msg ? msg : "corrupt data");
+            *err = in->merr;
+            return -1;
+        }
+        if (out) return (ssize_t)out;
+        if (in->mi_eof && in->mipos == in->milen) {
+            if (ldxi_decoder_complete(in->mdec)) return 0;
+            *err = "truncated compressed member (unexpected end of data)";
+            return -1;
+        }
+    }
+}
+
+static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
+{
+    ldx_input *in = ctx;
+    return count_decoded(in, member_bytes(in, buf, cap, err), err);
+}
+
+/* The member's nested state, for the next one. */
+static void member_reset(ldx_input *in)
+{
+    ldxi_decoder_destroy(in->mdec);
+    in->mdec = NULL;
+    in->mmode = 0;
+    in->milen = in->mipos = 0;
+    in->mi_eof = false;
 }
 
 /* The decoded bytes of a compressed stream: what probing decoded first, then more. */
@@ -158,6 +255,13 @@ static ssize_t stream_read(void *ctx, void *buf, size_t cap, const char **err)
         }
         if (out) return (ssize_t)out;
     }
+}
+
+/* One compressed log as its reader sees it: counted against max_decoded. */
+static ssize_t stream_log_read(void *ctx, void *buf, size_t cap, const char **err)
+{
+    ldx_input *in = ctx;
+    return count_decoded(in, stream_read(ctx, buf, cap, err), err);
 }
 
 /* Decodes the start of a compressed stream: a tar inside goes to libarchive (which
@@ -226,6 +330,7 @@ static ldx_status open_archive(ldx_input *in, bool seekable)
     in->api->read_support_format_tar(in->ar);
     in->api->read_support_format_gnutar(in->ar);
     int rc;
+    in->archive = in->dec || in->kind == LDX_KIND_ZIP || in->kind == LDX_KIND_TAR;
     if (in->dec) {
         /* gzip, xz, zstd: decoded here (decode.c), libarchive sees a tar */
         in->iobuf = malloc(IO_BLOCK);
@@ -264,6 +369,8 @@ ldx_status ldx_input_open_fd(ldx_input **out, int fd, const char *name)
         return LDX_ENOMEM;
     }
     in->fd = fd;
+    in->max_members = LDX_INPUT_MAX_MEMBERS;
+    in->max_decoded = LDX_INPUT_MAX_DECODED;
     in->name = ldxi_strdup(name ? name : "-");
     if (!in->name) {
         ldx_input_destroy(in);
@@ -322,12 +429,20 @@ static void close_reader(ldx_input *in)
 
 void ldx_input_set_readahead(ldx_input *in, bool on) { in->readahead = on; }
 
+void ldx_input_set_limits(ldx_input *in, uint64_t max_members, uint64_t max_decoded)
+{
+    in->max_members = max_members ? max_members : LDX_INPUT_MAX_MEMBERS;
+    in->max_decoded = max_decoded ? max_decoded : LDX_INPUT_MAX_DECODED;
+}
+
 void ldx_input_destroy(ldx_input *in)
 {
     if (!in) return;
     close_reader(in);
     if (in->ar) in->api->read_free(in->ar);
     ldxi_decoder_destroy(in->dec);
+    ldxi_decoder_destroy(in->mdec);
+    free(in->mibuf);
     free(in->ibuf);
     free(in->pbuf);
     if (in->fd >= 0) close(in->fd);
@@ -338,6 +453,7 @@ void ldx_input_destroy(ldx_input *in)
 }
 
 ldx_input_kind ldx_input_kind_of(const ldx_input *in) { return in->kind; }
+bool ldx_input_is_archive(const ldx_input *in) { return in->archive; }
 const char *ldx_input_error(const ldx_input *in) { return in->error; }
 
 static ldx_status next_member(ldx_input *in, ldx_reader **r)
@@ -392,12 +508,23 @@ static ldx_status next_member(ldx_input *in, ldx_reader **r)
         if (in->api->format(in->ar) == ARCHIVE_FORMAT_RAW) {
             name = ldxi_strdup(in->name); /* one compressed log: its own name */
         } else {
+            in->archive = true; /* a tar inside bzip2 is known only here */
             if (in->api->entry_filetype(e) != AE_IFREG) continue;
             const char *m = in->api->entry_pathname_utf8(e);
             if (!m) m = in->api->entry_pathname(e);
             name = ldx_input_member_name(in->name, m);
         }
         if (!name) return LDX_ENOMEM;
+        if (++in->members > in->max_members) {
+            free(name);
+            snprintf(in->errbuf, sizeof in->errbuf,
+                     "stopped after %llu members (the limit; --max-members raises it)",
+                     (unsigned long long)in->max_members);
+            set_error(in, in->errbuf);
+            in->done = true;
+            return LDX_EIO;
+        }
+        member_reset(in);
         ldx_status st = open_reader(in, member_read, name);
         free(name);
         if (st != LDX_OK) return st;
@@ -424,7 +551,7 @@ ldx_status ldx_input_next(ldx_input *in, ldx_reader **r)
             return LDX_EOF;
         }
         in->started = true;
-        if (in->dec) LDX_TRY(open_reader(in, stream_read, in->name));
+        if (in->dec) LDX_TRY(open_reader(in, stream_log_read, in->name));
         else LDX_TRY(ldxi_reader_open_fn(&in->cur, plain_read, in, in->name));
         *r = in->cur;
         return LDX_OK;

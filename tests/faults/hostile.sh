@@ -164,5 +164,26 @@ assert any(b"m\x1b[31mred" in r for r in raw), raw
 PY
 then ok; else bad "hostile file and member names"; fi
 
+# 11. a compressed log inside an archive (a .log.gz in a tar.gz, a .log.zst in a zip) is
+# decoded by content, one level deep
+gzip -c "$oom" >"$tmp/rank3.log.gz"
+tar czf "$tmp/nested.tgz" -C "$tmp" rank3.log.gz
+out=$("$logdx" -q "$tmp/nested.tgz" 2>&1)
+case "$out" in *"nested.tgz:rank3.log.gz:28: high cuda_oom"*) ok ;; *) bad "a .log.gz inside a tar.gz: $out" ;; esac
+if command -v zstd >/dev/null && command -v zip >/dev/null; then
+  zstd -q -c "$oom" >"$tmp/r.log.zst" && (cd "$tmp" && zip -q nested.zip r.log.zst)
+  out=$("$logdx" -q "$tmp/nested.zip" 2>&1)
+  case "$out" in *"nested.zip:r.log.zst:28: high cuda_oom"*) ok ;; *) bad "a .log.zst inside a zip: $out" ;; esac
+fi
+
+# 1 (limits). --max-members and --max-decoded end the input with a message naming it,
+# keeping what was reported before
+"$logdx" -q --max-members 100 "$tmp/many.tar.gz" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 2 ] && grep -q "many.tar.gz: error: cannot read the archive: stopped after 100 members" "$tmp/e"; then ok
+else bad "--max-members: rc $rc"; fi
+"$logdx" -q --max-decoded 4K "$tmp/nested.tgz" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 2 ] && grep -q "stopped after 4096 bytes decoded" "$tmp/e"; then ok
+else bad "--max-decoded: rc $rc"; fi
+
 echo "hostile: $pass passed, $fail failed"
 [ $fail = 0 ]
