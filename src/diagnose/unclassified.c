@@ -9,6 +9,7 @@
  * line of a CUDA OOM) is explained; an exit status says nothing beyond "it failed", so
  * it is only used when no other rule fired at all. An exception that the log goes on
  * long after, with no launcher or exit report behind it, was handled: not a failure. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,12 @@ static char *headline_of(const candidate *c)
         return ldxi_asprintf("%.60s: %.100s", c->ev->type[0] ? c->ev->type : "C++ exception",
                              w ? w : "terminate called");
     } else {
+        /* the timestamp a log collector puts before every line ("2022-01-23 02:08:36.029 ") */
+        if (isdigit((unsigned char)t[0]) && strlen(t) > 20 && t[4] == '-' && t[7] == '-' &&
+            (t[10] == ' ' || t[10] == 'T') && t[13] == ':' && t[16] == ':') {
+            t += 19;
+            while (*t == '.' || *t == ',' || isdigit((unsigned char)*t)) t++;
+        }
         for (bool more = true; more;) {
             more = false;
             while (*t == ' ' || *t == '\t') t++;

@@ -314,14 +314,14 @@ size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, s
     for (uint32_t i = 0; i < f->nev && n < max; i++) out[n++] = &f->ev[i];
     if (f->has_last && n < max) out[n++] = &f->last;
     /* a dump or a terminate the log ends in: the process died printing it; a traceback
-     * the log ends in, with a frame of the user's code: the log was cut (a paste, a copy
-     * of a dying job) before its exception line (a launcher's own traceback, all library
-     * frames, says nothing of what failed; frames with neither header nor exception may
-     * be any stack a program prints) */
+     * the log ends in: the log was cut (a paste, a copy of a dying job) before its
+     * exception line (unclassified.c takes it only where no rule fired: a launcher's own
+     * traceback under its failure report says nothing more; frames with neither header
+     * nor exception may be any stack a program prints) */
     for (uint32_t b = 0; b < f->nopen && n < max; b++) {
         const ldxi_fail_block *o = &f->open[b];
         if (o->mode != MODE_TRACEBACK ||
-            (o->ev.frame.line && !o->ev.ignored && !o->headless &&
+            (o->frames && !o->ev.ignored && !o->headless &&
              f->last_fed - o->last_frame <= CUT_SPAN))
             out[n++] = &o->ev;
     }
