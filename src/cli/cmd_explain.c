@@ -91,6 +91,14 @@ int cmd_explain(cli_opts *o)
                 char a[64], b[64];
                 number(ce->first, a, sizeof a);
                 number(ce->last, b, sizeof b);
+                if (!ce->points) {
+                    /* matched, but the text read as no number: say why rather than show none */
+                    printf("      %s.%s: no value (the captured text is not a number logdx reads: "
+                           "digits with at most a sign, a decimal point, an exponent and a unit, "
+                           "63 characters at most)\n",
+                           se->signal->name, ce->name);
+                    continue;
+                }
                 printf("      %s.%s: %llu value%s, first %s, last %s%s%s\n", se->signal->name,
                        ce->name, (unsigned long long)ce->points, ce->points == 1 ? "" : "s", a,
                        b, ce->rising3 ? ", rising" : "", ce->falling3 ? ", falling" : "");

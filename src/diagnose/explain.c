@@ -103,13 +103,16 @@ ldx_status ldx_explain(ldx_scanner *s, const char *rule_id, ldx_explanation **ou
         sigs[k].caps = r->sigs[k].capnames;
         sigs[k].ncaps = r->sigs[k].ncaps;
         const ldxi_sigc *sc = &r->sigs[k];
-        if (sc->ncaps && ss->nums) {
+        if (sc->ncaps && (ss->nums || (ss->count && sc->numbered))) {
             se->caps = calloc(sc->ncaps, sizeof(ldx_capture_explain));
             for (size_t c = 0; se->caps && c < sc->ncaps; c++) {
-                const ldxi_numstat *ns = &ss->nums[c];
-                if (!ns->n) continue;
+                const ldxi_numstat *ns = ss->nums ? &ss->nums[c] : NULL;
+                /* a capture the rule reads as a number on lines that matched, with no value:
+                 * listed, so that explain can say its text was no number */
+                if (!(ns && ns->n) && !(ss->count && sc->numbered && sc->numbered[c])) continue;
                 ldx_capture_explain *ce = &se->caps[se->ncaps++];
                 ce->name = sc->capnames[c];
+                if (!ns || !ns->n) continue;
                 ce->points = ns->n;
                 ce->min = ns->min;
                 ce->max = ns->max;

@@ -23,6 +23,9 @@
 #include <hs/hs.h>
 
 #define BATCH_BYTES ((size_t)256 << 10)
+/* and at most about this many lines: per-line state is ~100 bytes, so a batch of empty
+ * lines (256 Ki of them) cost 25 MB, times the ring's batches */
+#define BATCH_LINES ((uint64_t)16 << 10)
 #define RING_SPARE 4
 
 /* ---- applying: on the scanner's thread, in input order ---- */
@@ -254,7 +257,7 @@ static void place_lines(ldx_scanner *s, ldxi_batch *b, size_t n, uint64_t first_
     b->len += n;
     b->nlines += k;
     memset(b->buf + b->len, 0, LDXI_MEMO_SLACK); /* what is read past the last line is defined */
-    if (b->len >= BATCH_BYTES) hand_on(s);
+    if (b->len >= BATCH_BYTES || b->nlines >= BATCH_LINES) hand_on(s);
 }
 
 /* Adds text[0..n) to the batch, k whole lines from first_line on (a line end after
@@ -293,11 +296,16 @@ bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c)
 char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap)
 {
     ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
-    if (b->len && b->len + ROOM_MIN > BATCH_BYTES) {
+    if (b->len && (b->len + ROOM_MIN > BATCH_BYTES || b->nlines >= BATCH_LINES)) {
         hand_on(s);
         b = &s->bt[s->filled % (uint64_t)s->nbt];
     }
     size_t room = BATCH_BYTES - b->len;
+    /* a read of n bytes brings at most n lines: a batch of short lines stays near
+     * BATCH_LINES (64 KiB of lines is a read worth its call) */
+    size_t lines_room = (size_t)(BATCH_LINES - b->nlines) * 4;
+    if (lines_room < ROOM_MIN) lines_room = ROOM_MIN;
+    if (room > lines_room) room = lines_room;
     /* and the bytes past the text that cutting reads */
     if (ldxi_grow((void **)&b->buf, &b->cap, b->len + room + LDXI_MEMO_SLACK, 1) != LDX_OK) return NULL;
     *cap = room;

@@ -185,5 +185,18 @@ else bad "--max-members: rc $rc"; fi
 if [ $rc = 2 ] && grep -q "stopped after 4096 bytes decoded" "$tmp/e"; then ok
 else bad "--max-decoded: rc $rc"; fi
 
+# 14. a file of empty lines (per-line state once made a batch of them cost 25 MB), and a
+# number too long to read, which explain now names
+python3 -c "import sys; sys.stdout.write('\\n' * 20000000)" >"$tmp/empty.log"
+if [ $have_time = 1 ]; then
+  peak "$logdx" -q "$tmp/empty.log" >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc = 0 ] && [ "$rss" -lt 60000 ]; then ok; else bad "20 M empty lines: rc $rc, ${rss} KB"; fi
+fi
+sed 's/^signals:$/signals:/' "$tmp/backref.yaml" | sed "s/  a: {pattern: .*/  a: {pattern: 'loss=(?<v>\\\\d+)'}\ncondition: max(a.v) > 5/" >"$tmp/num.yaml"
+python3 -c "print('loss=' + '9' * 80)" >"$tmp/num.log"
+"$logdx" --no-default-rules --rules "$tmp/num.yaml" explain backref "$tmp/num.log" >"$tmp/o" 2>"$tmp/e"
+if grep -q "a.v: no value (the captured text is not a number logdx reads" "$tmp/o"; then ok
+else bad "explain on a number too long to read: $(head -c 300 "$tmp/o") $(head -c 200 "$tmp/e")"; fi
+
 echo "hostile: $pass passed, $fail failed"
 [ $fail = 0 ]
