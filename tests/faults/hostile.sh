@@ -192,9 +192,10 @@ if [ $have_time = 1 ]; then
   peak "$logdx" -q "$tmp/empty.log" >"$tmp/o" 2>"$tmp/e"; rc=$?
   if [ $rc = 0 ] && [ "$rss" -lt 60000 ]; then ok; else bad "20 M empty lines: rc $rc, ${rss} KB"; fi
 fi
-sed 's/^signals:$/signals:/' "$tmp/backref.yaml" | sed "s/  a: {pattern: .*/  a: {pattern: 'loss=(?<v>\\\\d+)'}\ncondition: max(a.v) > 5/" >"$tmp/num.yaml"
+sed -e "s/^id: backref/id: num/" -e "s/^  a: {pattern: .*/  a: {pattern: 'loss=(?<v>[0-9]+)'}\\
+condition: max(a.v) > 5/" "$tmp/backref.yaml" >"$tmp/num.yaml"
 python3 -c "print('loss=' + '9' * 80)" >"$tmp/num.log"
-"$logdx" --no-default-rules --rules "$tmp/num.yaml" explain backref "$tmp/num.log" >"$tmp/o" 2>"$tmp/e"
+"$logdx" --no-default-rules --rules "$tmp/num.yaml" explain num "$tmp/num.log" >"$tmp/o" 2>"$tmp/e"
 if grep -q "a.v: no value (the captured text is not a number logdx reads" "$tmp/o"; then ok
 else bad "explain on a number too long to read: $(head -c 300 "$tmp/o") $(head -c 200 "$tmp/e")"; fi
 
