@@ -185,6 +185,9 @@ ldx_status ldx_redact_text(ldx_redactor *rd, const char *text, char **out);
 /* Redacts a file report in place: its path, evidence text, captures and hosts, the
  * launcher's host and note, and its messages. Call it after ldx_file_report_baseline
  * (which rewrites the launcher note). */
+/* The same for a list of messages (their paths and texts), for what goes to stderr; *m
+ * is replaced by its redacted copy. */
+ldx_status ldx_msgs_redact(ldx_redactor *rd, ldx_msgs **m);
 ldx_status ldx_file_report_redact(ldx_file_report *fr, ldx_redactor *rd);
 
 #endif

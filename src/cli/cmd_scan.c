@@ -247,11 +247,12 @@ static void progress_draw(scan_ctx *c)
 static ldx_status report_one(scan_ctx *c, task *t, ldx_file_report *fr)
 {
     ldx_status st = LDX_OK;
+    /* redacted before anything of it is printed: its messages go to stderr */
+    if (c->redactor && ldx_file_report_redact(fr, c->redactor) != LDX_OK) st = LDX_ENOMEM;
     if (ldx_msgs_errors(fr->errors)) c->failed = true;
     cli_print_msgs(fr->errors);
     int w = ldx_file_report_worst(fr);
     if (w > c->worst) c->worst = w;
-    if (c->redactor && ldx_file_report_redact(fr, c->redactor) != LDX_OK) st = LDX_ENOMEM;
     if (ldx_report_file(c->report, fr) != LDX_OK) c->out_failed = true;
     summary_row row = {.path = strdup(fr->path), .worst = w};
     if (fr->n) {
@@ -271,6 +272,7 @@ static ldx_status report_one(scan_ctx *c, task *t, ldx_file_report *fr)
 static void report_errors(scan_ctx *c, task *t)
 {
     if (t->errors && ldx_msgs_count(t->errors)) {
+        if (c->redactor) ldx_msgs_redact(c->redactor, &t->errors);
         size_t before = ldx_msgs_count(c->errors);
         ldx_msgs_append(c->errors, t->errors);
         cli_print_msgs_from(c->errors, before);
@@ -503,14 +505,22 @@ int cmd_scan(cli_opts *o)
             st = add_task(&c, p);
             continue;
         }
-        size_t before = ldx_msgs_count(c.errors);
-        ldx_status ws = ldx_walk_filtered(p, &filter, walk_found, &c, c.errors);
+        /* the walk's notes and errors name paths: redacted like the reports' */
+        ldx_msgs *walk_msgs = NULL;
+        if (ldx_msgs_create(&walk_msgs) != LDX_OK) {
+            st = LDX_ENOMEM;
+            break;
+        }
+        ldx_status ws = ldx_walk_filtered(p, &filter, walk_found, &c, walk_msgs);
         if (ws == LDX_ENOMEM) st = ws;
-        if (ldx_msgs_count(c.errors) > before) {
-            for (size_t k = before; k < ldx_msgs_count(c.errors); k++)
-                if (ldx_msgs_get(c.errors, k)->level == LDX_MSG_ERROR) c.failed = true;
+        if (ldx_msgs_count(walk_msgs)) {
+            if (c.redactor) ldx_msgs_redact(c.redactor, &walk_msgs);
+            size_t before = ldx_msgs_count(c.errors);
+            ldx_msgs_append(c.errors, walk_msgs);
+            if (ldx_msgs_errors(walk_msgs)) c.failed = true;
             cli_print_msgs_from(c.errors, before);
         }
+        ldx_msgs_destroy(walk_msgs);
     }
 
     c.progress = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));

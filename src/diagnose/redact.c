@@ -7,7 +7,8 @@
  * evidence is mangled is worse than useless. What is recognised, in this order (at one
  * position the first kind listed wins; the leftmost match wins over all):
  *
- *   token  hf_..., ghp_/gho_/ghu_/ghs_/ghr_..., github_pat_..., sk-... (20+ chars),
+ *   token  hf_..., ghp_/gho_/ghu_/ghs_/ghr_..., github_pat_..., glpat-... (GitLab),
+ *          npm_... (36), a 40-hex W&B API key after "wandb", sk-... (20+ chars),
  *          AKIA/ASIA + 16 (AWS access key ids), xox?-... (Slack), JWTs (eyJ...x.y.z),
  *          the value after "Bearer ", the value after KEY= or KEY: where KEY ends in
  *          token, secret, password, passwd, api_key, apikey or access_key (8+ chars of
@@ -19,12 +20,15 @@
  *          .localdomain .lan .corp .intra .intranet .svc) that have a digit or '-'; names of
  *          3+ labels under com/net/org/io/edu/gov/ai/cloud/dev whose first label has a
  *          digit (node01.cluster.example.com, s3.amazonaws.com); cluster node names
- *          (lowercase, optional prefix-) node01, node-12, nid001234, compute-3, worker-0
+ *          (lowercase, optional prefix-) node01, node-12, nid001234, compute-3, worker-0;
+ *          and names by their role, whatever their shape: the value of MASTER_ADDR= or
+ *          --master_addr (gpu-a100-03), the host that opens an NCCL line (dgx-h100-17:123:456
+ *          [0] NCCL ...), a Kubernetes pod (pod/trainer-7f9c-x2, Pod "trainer-0")
  *   ip     IPv4 (not 127.x.x.x nor 0.0.0.0), IPv6 in full (8 groups) or compressed with
  *          "::" and a 4-digit first group (fe80::1, 2001:db8::7)
  *   user   the directory after /home/, /Users/, /users/, /homes/, /scratch/ (anywhere
- *          in a path: /gpfs/home/alice too) and C:\Users\, and the value of USER=,
- *          LOGNAME=, SLURM_JOB_USER=
+ *          in a path: /gpfs/home/alice too) and C:\Users\, the value of USER=,
+ *          LOGNAME=, SLURM_JOB_USER=, and "root" in /root/...
  *
  * Host names the report names in fields (an evidence line's host, the launcher's host)
  * become placeholders too, and every later whole-word occurrence of a host name already
@@ -57,10 +61,21 @@ static const char pattern[] =
     "|(*MARK:token)(?i:(?<![\\w-])[\\w-]*(?:token|secret|passw(?:or)?d|api[_-]?key|apikey|access[_-]?key)"
     "[\"']?\\s*[=:]\\s*[\"']?)\\K(?=[A-Za-z0-9_.~+/=-]*\\d)[A-Za-z0-9_.~+/=-]{8,}"
     "|(*MARK:token)(?<=://)[^/\\s:@]+:\\K[^/\\s@]+(?=@)"
+    "|(*MARK:token)\\bglpat-[A-Za-z0-9_-]{20,}"
+    "|(*MARK:token)\\bnpm_[A-Za-z0-9]{36}\\b"
+    "|(*MARK:token)(?i:\\bwandb\\b[^\\n]{0,60}?)\\K(?<![0-9a-f])[0-9a-f]{40}(?![0-9a-f])"
     /* e-mail addresses, before host names take their domain */
     "|(*MARK:email)\\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}\\b"
     /* host names */
     "|(*MARK:host)\\bip-\\d{1,3}-\\d{1,3}-\\d{1,3}-\\d{1,3}(?:\\.[A-Za-z0-9-]+)*"
+    /* names by their role: the rendezvous address (MASTER_ADDR=x, --master_addr x), the host
+     * that opens an NCCL line ("dgx-h100-17:2139:2250 [0] NCCL INFO"), a Kubernetes pod */
+    "|(*MARK:host)(?:\\bMASTER_ADDR[\"']?\\s*[=:]\\s*[\"']?|--master[_-]addr[= ]\\s*)"
+    "\\K(?!localhost\\b|127\\.|\\d+\\.\\d+\\.\\d+\\.\\d+)(?=[\\w.-]*[A-Za-z])[A-Za-z0-9][\\w.-]*"
+    "|(*MARK:host)(?:^|(?<=\\]: )|(?<=\\] ))(?!localhost\\b)(?=[\\w.-]*[A-Za-z])[A-Za-z0-9][\\w.-]*"
+    "(?=:\\d+:\\d+ \\[\\d+\\] (?:NCCL|RCCL) )"
+    "|(*MARK:host)(?:\\bpods?/|\\b[Pp]od[ =:]\\s*[\"']?)\\K(?=[a-z0-9-]*-)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+    "(?![\\w.-])"
     "|(*MARK:host)\\*\\*\\* (?:JOB|STEP) [\\w.]+ ON \\K[A-Za-z0-9][\\w.-]*"
     "|(*MARK:host)\\bsrun: error: \\K[A-Za-z0-9][\\w.-]*(?=: tasks? )"
     "|(*MARK:host)(?i:node_?list\\s*[=:]\\s*)\\K[A-Za-z0-9][\\w.\\[\\],-]*"
@@ -83,7 +98,9 @@ static const char pattern[] =
     /* user names */
     "|(*MARK:user)(?:/home|/Users|/users|/homes|/scratch)/\\K[A-Za-z_][\\w.-]{0,31}(?![\\w.-])"
     "|(*MARK:user)(?i:\\b[a-z]:\\\\Users\\\\)\\K[A-Za-z_][\\w.-]{0,31}(?![\\w.-])"
-    "|(*MARK:user)\\b(?:USER|LOGNAME|SLURM_JOB_USER)=\\K[A-Za-z_][\\w.-]{0,31}(?![\\w.-])";
+    "|(*MARK:user)\\b(?:USER|LOGNAME|SLURM_JOB_USER)=\\K[A-Za-z_][\\w.-]{0,31}(?![\\w.-])"
+    /* root's home, which names the account as /home/x does */
+    "|(*MARK:user)(?<![\\w.~-])/\\Kroot(?=/)";
 
 typedef struct {
     char *key;
@@ -315,7 +332,7 @@ static ldx_status redact_in_place(ldx_redactor *rd, char **s)
 }
 
 /* The messages of a file report carry its path and may quote its lines. */
-static ldx_status redact_msgs(ldx_redactor *rd, ldx_msgs **m)
+ldx_status ldx_msgs_redact(ldx_redactor *rd, ldx_msgs **m)
 {
     if (!*m || !ldx_msgs_count(*m)) return LDX_OK;
     ldx_msgs *n;
@@ -358,5 +375,5 @@ ldx_status ldx_file_report_redact(ldx_file_report *fr, ldx_redactor *rd)
             for (size_t c = 0; c < e->ncaps; c++) LDX_TRY(redact_in_place(rd, &e->caps[c].value));
         }
     }
-    return redact_msgs(rd, &fr->errors);
+    return ldx_msgs_redact(rd, &fr->errors);
 }

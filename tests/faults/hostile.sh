@@ -199,5 +199,17 @@ python3 -c "print('loss=' + '9' * 80)" >"$tmp/num.log"
 if grep -q "a.v: no value (the captured text is not a number logdx reads" "$tmp/o"; then ok
 else bad "explain on a number too long to read: $(head -c 300 "$tmp/o") $(head -c 200 "$tmp/e")"; fi
 
+# 10. --redact: names by their role (MASTER_ADDR, the host of an NCCL line, pods), /root/,
+# GitLab/npm/W&B keys, and what goes to stderr
+cat >"$tmp/leaky.log" <<'L'
+MASTER_ADDR=gpu-a100-03 torchrun --master_addr hpc-gpu-07 train.py
+dgx-h100-17:2139:2250 [0] NCCL WARN NET/Socket : Connection closed by remote peer dgx-h100-18<43522>
+[rank0]: RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (pod/trainer-7f9c-x2kq8, /root/work/run.py, token glpat-AbCdEfGhIjKlMnOpQrSt12)
+L
+"$logdx" --redact --format json "$tmp/leaky.log" /home/alice/missing.log >"$tmp/o" 2>"$tmp/e"
+if ! grep -q "gpu-a100-03\|hpc-gpu-07\|dgx-h100-17\|trainer-7f9c\|/root/\|glpat-\|alice" "$tmp/o" "$tmp/e" &&
+   grep -q "user-1" "$tmp/e"; then ok
+else bad "--redact leaves: $(grep -o "gpu-a100-03\|hpc-gpu-07\|dgx-h100-17\|trainer-7f9c\|/root/\|glpat-[A-Za-z]*\|alice" "$tmp/o" "$tmp/e" | sort -u | tr '\n' ' ')"; fi
+
 echo "hostile: $pass passed, $fail failed"
 [ $fail = 0 ]

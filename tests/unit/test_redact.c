@@ -54,6 +54,14 @@ static void test_host(void **state)
     fresh("ip-10-0-0-1.ec2.internal and ip-10-0-0-2", "host-1 and host-2");
     fresh("a100-42.cluster.example.com kube-7.svc db-1.corp s3.amazonaws.com",
           "host-1 host-2 host-3 host-4");
+    /* names by their role, whatever their shape */
+    fresh("MASTER_ADDR=gpu-a100-03 MASTER_PORT=29500 --master_addr hpc-gpu-07 --master-addr=dgx01",
+          "MASTER_ADDR=host-1 MASTER_PORT=29500 --master_addr host-2 --master-addr=host-3");
+    fresh("export MASTER_ADDR=10.0.0.5 MASTER_ADDR=localhost", "export MASTER_ADDR=ip-1 MASTER_ADDR=localhost");
+    fresh("dgx-h100-17:2139:2250 [0] NCCL INFO Bootstrap", "host-1:2139:2250 [0] NCCL INFO Bootstrap");
+    fresh("[rank3]: hpc-gpu-07:88:90 [3] NCCL WARN socket", "[rank3]: host-1:88:90 [3] NCCL WARN socket");
+    fresh("pod/trainer-7f9c-x2kq8 evicted; Pod \"llama-sft-0\" restarted; pod=data-loader-5",
+          "pod/host-1 evicted; Pod \"host-2\" restarted; pod=host-3");
     fresh("the launcher names rank 2 on host trainer as the first failure",
           "the launcher names rank 2 on host host-1 as the first failure");
     /* not host names: Python and PyTorch names, files, words */
@@ -71,7 +79,8 @@ static void test_user(void **state)
     fresh("/Users/bob.smith/x /scratch/alice/ckpt /home/alice", "/Users/user-1/x /scratch/user-2/ckpt /home/user-2");
     fresh("C:\\Users\\carol\\AppData", "C:\\Users\\user-1\\AppData");
     fresh("USER=dave SLURM_JOB_USER=dave", "USER=user-1 SLURM_JOB_USER=user-1");
-    fresh("/data/imagenet /root/.cache /gpfs/home/x", "/data/imagenet /root/.cache /gpfs/home/user-1");
+    fresh("/data/imagenet /root/.cache /gpfs/home/x", "/data/imagenet /user-1/.cache /gpfs/home/user-2");
+    fresh("File \"/root/proj/train.py\" and /usr/lib/root/x chroot/ ~/root/", "File \"/user-1/proj/train.py\" and /usr/lib/root/x chroot/ ~/root/");
 }
 
 static void test_token(void **state)
@@ -86,6 +95,12 @@ static void test_token(void **state)
     fresh("HF_TOKEN=abc123def456ghi789 WANDB_API_KEY: 0123456789abcdef0123",
           "HF_TOKEN=token-1 WANDB_API_KEY: token-2");
     fresh("{\"password\": \"hunter2hunter2\"}", "{\"password\": \"token-1\"}");
+    fresh("git clone https://oauth2:glpat-AbCdEfGhIjKlMnOpQrSt12@gitlab.com/a.git", "git clone https://oauth2:token-1@gitlab.com/a.git");
+    fresh("GITLAB glpat-AbCdEfGhIjKlMnOpQrSt12 npm npm_abcdefghijklmnopqrstuvwxyz0123456789",
+          "GITLAB token-1 npm token-2");
+    fresh("wandb: Appending key 0123456789abcdef0123456789abcdef01234567 for api.wandb.ai to your netrc file",
+          "wandb: Appending key token-1 for api.wandb.ai to your netrc file");
+    fresh("git-hash=0123456789abcdef0123456789abcdef01234567", "git-hash=0123456789abcdef0123456789abcdef01234567");
     fresh("https://bob:s3cretpw@git.example.com/x.git", "https://bob:token-1@git.example.com/x.git");
     /* not tokens: tokenizer names and token counts, special tokens */
     fresh("tokenizer: LlamaTokenizerFast max_new_tokens=512 pad_token: <unk> num_tokens: 1234567",
