@@ -257,7 +257,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                 continue;
         } else {
             const ldxi_fail_event *ev = c[i].ev;
-            if (ev->ignored) continue;
+            if (ev->ignored || ev->chained) continue;
             /* a traceback cut off before its exception says only "it failed", like an
              * exit report: its exception may be what another rule found */
             if (ev->kind == LDXI_FAIL_CUT && others) continue;

@@ -37,6 +37,9 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT };
 
 #define TB "Traceback (most recent call last):"
 #define IGNORED "Exception ignored in"
+/* CPython traceback.py, between the exceptions of a chain */
+#define CHAIN_CONTEXT "During handling of the above exception, another exception occurred"
+#define CHAIN_CAUSE "The above exception was the direct cause of the following exception"
 #define TERMINATE "terminate called after throwing an instance of"
 #define FATAL "Fatal Python error: "
 /* a block still open this many lines after its last frame ends without an event (a
@@ -65,6 +68,7 @@ bool ldxi_failure_wants(const char *text, size_t len)
     size_t n = len < 4096 ? len : 4096;
     const char *f;
     return find(text, n, "Traceback (most") || find(text, n, IGNORED) ||
+           find(text, n, "above exception") ||
            find(text, n, "terminate called") || find(text, n, "Fatal Python error") ||
            ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
 }
@@ -342,6 +346,12 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     }
     if (find(text, n, IGNORED)) {
         f->ignored_line = lineno;
+        return;
+    }
+    if (find(text, n, CHAIN_CONTEXT) || find(text, n, CHAIN_CAUSE)) {
+        /* the exception just before is the chain's context, not its end */
+        ldxi_fail_event *ev = f->has_last ? &f->last : f->nev ? &f->ev[f->nev - 1] : NULL;
+        if (ev && lineno - ev->what.line <= 3) ev->chained = true;
         return;
     }
     if ((p = find(text, n, TERMINATE))) {

@@ -36,6 +36,8 @@ typedef struct {
     char func[64];
     char type[96];         /* the exception's type, "c10::Error", "Segmentation fault" */
     bool ignored;          /* "Exception ignored in": Python reported it and went on */
+    bool chained;          /* another exception was raised while handling it (the chain's
+                            * last one is the failure) */
 } ldxi_fail_event;
 
 typedef struct {

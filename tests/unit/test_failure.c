@@ -311,6 +311,34 @@ static void test_cut_traceback(void **state)
     }
 }
 
+/* A chain of exceptions: the last one is the failure, the ones it was raised while
+ * handling are its context. */
+static void test_chained(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs,
+            "Traceback (most recent call last):\n"
+            "  File \"/home/u/loader.py\", line 10, in get\n"
+            "    return q.get(timeout=5)\n"
+            "_queue.Empty\n"
+            "\n"
+            "During handling of the above exception, another exception occurred:\n"
+            "\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/home/u/train.py\", line 40, in main\n"
+            "    batch = next(it)\n"
+            "RuntimeError: DataLoader worker pool died\n");
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(d->line, 11);
+        assert_string_equal(cap(d, "exception", "type"), "RuntimeError");
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -321,6 +349,7 @@ int main(void)
         cmocka_unit_test(test_ranking),
         cmocka_unit_test(test_native),
         cmocka_unit_test(test_cut_traceback),
+        cmocka_unit_test(test_chained),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
