@@ -706,16 +706,23 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         cover_chain(h, covered, g);
     }
     bool ok = true;
-    if (nrest || !embedded) {
-        /* compiled once, then loaded from the cache */
+    /* the rest in parts of at most LDXI_HS_PART_SIGNALS (the last part takes what the
+     * part limit leaves), each compiled once and then loaded from its own cache file */
+    size_t room = (size_t)(LDXI_HS_MAX_PARTS - h->nparts);
+    size_t per = LDXI_HS_PART_SIGNALS;
+    if (room && (nrest + per - 1) / per > room) per = (nrest + room - 1) / room;
+    for (size_t off = 0; ok && (off < nrest || (off == 0 && !embedded)); off += per) {
+        size_t cnt = nrest - off < per ? nrest - off : per;
+        bool with_sp = !embedded && off == 0;
+        uint32_t *gs = rest + off;
         char path[4300];
-        bool cache = ldxi_hscache_file(cache_key(rs, h, rest, nrest, !embedded), path, sizeof path);
+        bool cache = ldxi_hscache_file(cache_key(rs, h, gs, cnt, with_sp), path, sizeof path);
         size_t len = 0;
         unsigned char *blob = cache ? ldxi_hscache_read(path, &len) : NULL;
         memset(covered, 0, h->nsig); /* from_blob covers only what the blob names */
         size_t na = h->nalways;
         bool loaded = blob && from_blob(h, covered, by_hash, blob, len);
-        bool hit = loaded && all_covered(covered, rest, nrest);
+        bool hit = loaded && all_covered(covered, gs, cnt);
         free(blob);
         if (!hit) {
             if (loaded) { /* but not for these signals: a stale file */
@@ -724,13 +731,14 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
             }
             size_t a0 = h->nalways;
             int before = h->nparts;
-            ok = compile_part(rs, h, rest, nrest, !embedded, msgs);
+            ok = compile_part(rs, h, gs, cnt, with_sp, msgs);
             char *bytes = NULL;
             if (ok && cache && h->nparts > before &&
                 serialize_part(rs, h, &h->part[h->nparts - 1], a0, h->nalways, &bytes, &len))
                 ldxi_hscache_write(path, bytes, len);
             free(bytes);
         }
+        if (cnt == 0) break;
     }
     free(by_hash);
     free(covered);

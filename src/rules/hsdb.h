@@ -45,8 +45,14 @@ typedef struct {
     size_t tmapped;
 } ldxi_hspart;
 
+#define LDXI_HS_MAX_PARTS 32
+#define LDXI_HS_PART_SIGNALS 1500
+
 typedef struct ldxi_hsdb {
-    ldxi_hspart part[2];
+    /* the built-in database, then the rest in parts of at most LDXI_HS_PART_SIGNALS
+     * patterns each: Vectorscan's compile time and memory grow faster than the number of
+     * patterns, and parts keep a large rule set's first load linear */
+    ldxi_hspart part[LDXI_HS_MAX_PARTS];
     int nparts;
     ldxi_sigref *refs;   /* g -> (rule, signal); g counts signals in ruleset order */
     uint32_t nsig;

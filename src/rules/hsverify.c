@@ -72,6 +72,8 @@ static int on_verify_batch(unsigned id, unsigned long long from, unsigned long l
  * but the database misses, or that the database finds on an example line alone (of any
  * rule) but not in all of them scanned as one batch, is given up to PCRE2. Returns the
  * position (in gs) of the first such signal. */
+#define OTHER_LINES 8192
+
 long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, const uint32_t *gs,
                       size_t n, bool templates)
 {
@@ -87,16 +89,20 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
     long bad = -1;
     /* entries are in ruleset order: walk the rules, each with its entries gs[a..b) (none
      * for a rule of another part, whose examples still go into the batch: any line may
-     * be the one that disturbs a pattern) */
+     * be the one that disturbs a pattern; of those, up to OTHER_LINES, so that a large
+     * rule set in many parts is checked in time linear in its size) */
+    size_t others = OTHER_LINES;
     for (size_t rule = 0, a = 0; !oom && bad < 0 && rule < rs->n; rule++) {
         size_t b = a;
         while (b < n && h->refs[gs[b]].rule == rule) b++;
+        if (a == b && !others) continue;
         const ldxi_rule *r = rs->rules[rule];
         ldxi_example_lines it;
         const char *p;
         size_t len;
         for (ldxi_example_lines_start(&it, &r->info);
-             bad < 0 && !oom && ldxi_example_line(&it, &p, &len, NULL);) {
+             bad < 0 && !oom && (a < b || others) && ldxi_example_line(&it, &p, &len, NULL);) {
+            if (a == b) others--;
             verify_ctx vc = {seen, nlines, n, NULL, 0, &alone};
             memset(seen, 0, (n + LDXI_HS_NSPECIAL) * sizeof(bool));
             /* a template database scans templates (digits.c), as the batches give it */

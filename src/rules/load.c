@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <pthread.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -297,6 +298,66 @@ pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
     return sc->code;
 }
 
+/* How many copies of its smallest part counted repeats make of a pattern: PCRE2 compiles
+ * x{1000} as a thousand x's, so (a{1000}){1000} is a million nodes and took most of a
+ * minute to compile, JIT and prefilter. The product of the counted bounds that nest (an
+ * open {m,} counts m; *, + and ? count 1); offset of the outermost repeat in *at. */
+#define REPEAT_EXPANSION_MAX 100000.0
+static double repeat_expansion(const char *pat, size_t *at)
+{
+    enum { DEPTH = 64 };
+    double inner[DEPTH + 1] = {1}; /* per open group: the largest expansion inside it */
+    double last = 1;               /* the expansion of the item just closed or read */
+    double worst = 1;
+    size_t n = strlen(pat);
+    int d = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = pat[i];
+        if (ch == '\\') {
+            i++;
+            last = 1;
+            continue;
+        }
+        if (ch == '[') { /* a class is one item */
+            size_t j = i + 1;
+            if (j < n && pat[j] == '^') j++;
+            if (j < n && pat[j] == ']') j++;
+            while (j < n && pat[j] != ']') j += pat[j] == '\\' ? 2 : 1;
+            i = j;
+            last = 1;
+            continue;
+        }
+        if (ch == '(') {
+            if (d < DEPTH) inner[++d] = 1;
+            last = 1;
+            continue;
+        }
+        if (ch == ')') {
+            last = d > 0 ? inner[d--] : 1;
+            if (inner[d] < last) inner[d] = last;
+            continue;
+        }
+        if (ch == '{' && i + 1 < n && pat[i + 1] >= '0' && pat[i + 1] <= '9') {
+            char *end;
+            double lo = strtod(pat + i + 1, &end), hi = lo;
+            if (*end == ',') hi = end[1] == '}' ? lo : strtod(end + 1, &end);
+            if (*end == '}') {
+                double x = last * (hi > lo ? hi : lo);
+                if (x > worst) {
+                    worst = x;
+                    *at = i;
+                }
+                if (inner[d] < x) inner[d] = x;
+                i = (size_t)(end - pat);
+                last = x;
+                continue;
+            }
+        }
+        last = 1;
+    }
+    return worst;
+}
+
 static bool compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ldxi_sigc *sc,
                            const char *rule_id)
 {
@@ -308,6 +369,20 @@ static bool compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
     /* A built-in pattern is known to compile (the build and the test suite check): its
      * groups are read from its text, and PCRE2 compiles it on first use. */
     if (c->builtin && ldxi_pattern_groups(si->pattern, c->arena, sc, &sc->ngroups)) return true;
+    size_t rep_at = 0;
+    double rep = repeat_expansion(si->pattern, &rep_at);
+    if (rep > REPEAT_EXPANSION_MAX) {
+        char num[32];
+        snprintf(num, sizeof num, "%.0f", rep);
+        ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, pn->line,
+                     pn->quoted == 2 ? pn->col : col_of(pn, rep_at),
+                     "rule '%s', signal '%s': counted repeats nest to %s copies (at most %.0f): "
+                     "the compiled pattern would be that large; use an open repeat (+, {m,}) "
+                     "or fewer nested counts",
+                     rule_id, si->name, num, REPEAT_EXPANSION_MAX);
+        c->errors++;
+        return false;
+    }
     pcre2_code *code = pcre2_compile((PCRE2_SPTR)si->pattern, PCRE2_ZERO_TERMINATED, opts,
                                      &errcode, &erroff, NULL);
     if (!code) {

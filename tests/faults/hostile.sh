@@ -211,5 +211,30 @@ if ! grep -q "gpu-a100-03\|hpc-gpu-07\|dgx-h100-17\|trainer-7f9c\|/root/\|glpat-
    grep -q "user-1" "$tmp/e"; then ok
 else bad "--redact leaves: $(grep -o "gpu-a100-03\|hpc-gpu-07\|dgx-h100-17\|trainer-7f9c\|/root/\|glpat-[A-Za-z]*\|alice" "$tmp/o" "$tmp/e" | sort -u | tr '\n' ' ')"; fi
 
+# 13. a pattern whose counted repeats nest to a million copies is refused before it is
+# compiled; many rules load in memory that grows with their number (the prefilter is
+# compiled in parts; each part is checked against a bounded set of example lines)
+sed -e "s/^id: backref/id: big/" -e "s/^  a: {pattern: .*/  a: {pattern: 'x(a{1000}){1000}'}/" \
+  "$tmp/backref.yaml" >"$tmp/big.yaml"
+"$logdx" rules lint "$tmp/big.yaml" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 2 ] && grep -q "big.yaml:12:[0-9]*: error: .*counted repeats nest to 1000000 copies" "$tmp/e"; then ok
+else bad "(a{1000}){1000}: rc $rc: $(head -c 200 "$tmp/e")"; fi
+mkdir -p "$tmp/manyrules"
+python3 - "$tmp/backref.yaml" "$tmp/manyrules" <<'PY'
+import sys
+t = open(sys.argv[1]).read()
+for i in range(3000):
+    k = "%05d" % i
+    r = t.replace("id: backref", "id: r" + k)
+    r = r.replace("(a+)\\1\\1\\1\\1\\1\\1\\1\\1\\1$", "uniq_%s_tok failed with code (?<code>[0-9]+)" % k)
+    r = r.replace("match: [aaaaaaaaaa]", "match: ['uniq_%s_tok failed with code 3']" % k)
+    open("%s/r%s.yaml" % (sys.argv[2], k), "w").write(r)
+PY
+if [ $have_time = 1 ]; then
+  XDG_CACHE_HOME="$tmp/cache" peak "$logdx" --no-default-rules --rules "$tmp/manyrules" -q "$oom" >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc = 0 ] && [ "$rss" -lt 400000 ] && ! grep -q error "$tmp/e"; then ok
+  else bad "3,000 rules: rc $rc, ${rss} KB: $(head -c 200 "$tmp/e")"; fi
+fi
+
 echo "hostile: $pass passed, $fail failed"
 [ $fail = 0 ]
