@@ -17,6 +17,11 @@ bad() { echo "hostile: $1"; fail=$((fail + 1)); }
 peak() { /usr/bin/time -f "%M" -o "$tmp/rss" "$@"; rc=$?; rss=$(tail -1 "$tmp/rss"); return $rc; }
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
+# memory is measured where it means something: not under a sanitizer, whose shadow memory
+# and quarantine multiply it (the commands still run there, for what they find)
+measured=1
+[ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}${UBSAN_OPTIONS:-}" ] && measured=0
+small() { [ $measured = 0 ] || [ "$rss" -lt "$1" ]; }
 
 # 1. an archive of many members: reports stream out, memory stays flat
 python3 - "$tmp/many.tar.gz" "$oom" <<'PY'
@@ -28,7 +33,7 @@ with tarfile.open(sys.argv[1], "w:gz") as t:
 PY
 if [ $have_time = 1 ]; then
   peak "$logdx" -q "$tmp/many.tar.gz" >"$tmp/o" 2>"$tmp/e"; rc=$?
-  if [ $rc = 1 ] && grep -q "zz-oom.log.*cuda_oom" "$tmp/o" && [ "$rss" -lt 150000 ]; then ok
+  if [ $rc = 1 ] && grep -q "zz-oom.log.*cuda_oom" "$tmp/o" && small 150000; then ok
   else bad "40,000-member tar.gz: rc $rc, ${rss} KB"; fi
 fi
 
@@ -37,11 +42,11 @@ head -c 2000000 /dev/zero | xz --lzma2=dict=1536MiB -c >"$tmp/dict.xz" 2>/dev/nu
 if [ -s "$tmp/dict.xz" ] && [ $have_time = 1 ]; then
   peak "$logdx" "$tmp/dict.xz" "$oom" >"$tmp/o" 2>"$tmp/e"; rc=$?
   if [ $rc = 2 ] && grep -q "dict.xz.*needs 1536 MiB" "$tmp/e" && grep -q cuda_oom "$tmp/o" &&
-     [ "$rss" -lt 150000 ]; then ok; else bad "xz dictionary bomb: rc $rc, ${rss} KB"; fi
+     small 150000; then ok; else bad "xz dictionary bomb: rc $rc, ${rss} KB"; fi
   # the same inside a tar, and from a pipe
   tar cf - -C "$(dirname "$oom")" input.log | xz --lzma2=dict=1536MiB -c >"$tmp/dict.tar.xz"
   peak "$logdx" - <"$tmp/dict.tar.xz" >"$tmp/o" 2>"$tmp/e"; rc=$?
-  if [ $rc = 2 ] && grep -q "needs 1536 MiB" "$tmp/e" && [ "$rss" -lt 150000 ]; then ok
+  if [ $rc = 2 ] && grep -q "needs 1536 MiB" "$tmp/e" && small 150000; then ok
   else bad "tar.xz dictionary bomb on a pipe: rc $rc, ${rss} KB"; fi
 fi
 # a zstd frame written with --long=31
@@ -190,7 +195,7 @@ else bad "--max-decoded: rc $rc"; fi
 python3 -c "import sys; sys.stdout.write('\\n' * 20000000)" >"$tmp/empty.log"
 if [ $have_time = 1 ]; then
   peak "$logdx" -q "$tmp/empty.log" >"$tmp/o" 2>"$tmp/e"; rc=$?
-  if [ $rc = 0 ] && [ "$rss" -lt 60000 ]; then ok; else bad "20 M empty lines: rc $rc, ${rss} KB"; fi
+  if [ $rc = 0 ] && small 60000; then ok; else bad "20 M empty lines: rc $rc, ${rss} KB"; fi
 fi
 sed -e "s/^id: backref/id: num/" -e "s/^  a: {pattern: .*/  a: {pattern: 'loss=(?<v>[0-9]+)'}\\
 condition: max(a.v) > 5/" "$tmp/backref.yaml" >"$tmp/num.yaml"
@@ -223,7 +228,7 @@ mkdir -p "$tmp/manyrules"
 python3 - "$tmp/backref.yaml" "$tmp/manyrules" <<'PY'
 import sys
 t = open(sys.argv[1]).read()
-for i in range(3000):
+for i in range(2000):
     k = "%05d" % i
     r = t.replace("id: backref", "id: r" + k)
     r = r.replace("(a+)\\1\\1\\1\\1\\1\\1\\1\\1\\1$", "uniq_%s_tok failed with code (?<code>[0-9]+)" % k)
@@ -232,8 +237,8 @@ for i in range(3000):
 PY
 if [ $have_time = 1 ]; then
   XDG_CACHE_HOME="$tmp/cache" peak "$logdx" --no-default-rules --rules "$tmp/manyrules" -q "$oom" >"$tmp/o" 2>"$tmp/e"; rc=$?
-  if [ $rc = 0 ] && [ "$rss" -lt 400000 ] && ! grep -q error "$tmp/e"; then ok
-  else bad "3,000 rules: rc $rc, ${rss} KB: $(head -c 200 "$tmp/e")"; fi
+  if [ $rc = 0 ] && small 400000 && ! grep -q error "$tmp/e"; then ok
+  else bad "2,000 rules: rc $rc, ${rss} KB: $(head -c 200 "$tmp/e")"; fi
 fi
 
 echo "hostile: $pass passed, $fail failed"
