@@ -12,9 +12,9 @@ _logdx()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
     local opts="--format -f --rules -r --no-default-rules --fail-on --quiet -q --baseline
-        --include --exclude --max-members --max-decoded --follow-links --jobs -j --redact --follow --save --progress --strict --perf --color
+        --include --exclude --max-members --max-decoded --follow-links --jobs -j --redact --follow --keep-log --progress --strict --perf --color
         --no-color --help -h --version -V"
-    local takes_value="--format -f --rules -r --fail-on --baseline --include --exclude --max-members --max-decoded --jobs -j --save --progress --color"
+    local takes_value="--format -f --rules -r --fail-on --baseline --include --exclude --max-members --max-decoded --jobs -j --keep-log --progress --color"
 
     # The words so far without options and their values: the subcommand and its arguments.
     local -a pos=()
@@ -45,7 +45,7 @@ _logdx()
         --format | -f) COMPREPLY=($(compgen -W "text json sarif junit github" -- "$cur")); return ;;
         --fail-on) COMPREPLY=($(compgen -W "critical high medium low info never" -- "$cur")); return ;;
         --progress | --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-        --rules | -r | --baseline | --save) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --rules | -r | --baseline | --keep-log) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --include | --exclude | --jobs | -j) return ;;
     esac
     if [[ $cur == -* ]]; then

@@ -3,7 +3,7 @@
  * the same stream of ours, never reordered), scans the lines as they complete, and when
  * the command ends prints the diagnosis on standard error, so that the command's
  * standard output is exactly what it wrote. It keeps only what the scan keeps (the
- * log's tail, the evidence), never the whole output; --save FILE writes a copy.
+ * log's tail, the evidence), never the whole output; --keep-log PATH writes a copy.
  *
  * Line numbers count over both streams together, in the order lines were completed;
  * each stream keeps its own unfinished line, so a line split across reads is joined
@@ -17,8 +17,9 @@
  * to it, and a second one stops the wait (the command is left running).
  *
  * Exit status: the command's own (128+N when a signal N ended it), so wrapping a job
- * in logdx changes nothing for what runs it; with an explicit --fail-on, logdx's 0/1/2
- * instead, for a CI step that should fail on what the log says. */
+ * in logdx changes nothing for what runs it. With --fail-on, a command that failed still
+ * gives its own status (a crashed job is never a green build, as with timeout(1)); one
+ * that succeeded gives logdx's 0, 1 when a diagnosis reaches --fail-on, or 2. */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
@@ -69,12 +70,12 @@ static void on_line(const ldx_line *line, void *vctx)
     }
 }
 
-/* --save FILE: the output, as logdx read it, for the report's line numbers. */
+/* --keep-log PATH: the output, as logdx read it, for the report's line numbers. */
 static FILE *open_copy(const char *path, char **path_out)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        fprintf(stderr, "logdx: --save %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "logdx: --keep-log %s: %s\n", path, strerror(errno));
         return NULL;
     }
     FILE *fp = fdopen(fd, "w");
@@ -166,8 +167,8 @@ int cmd_run(cli_opts *o)
         cli_live_end(&c.lv);
         return EXIT_ERROR;
     }
-    if (o->save) {
-        c.copy = open_copy(o->save, &c.copy_path);
+    if (o->keep_log) {
+        c.copy = open_copy(o->keep_log, &c.copy_path);
         if (!c.copy) {
             cli_live_end(&c.lv);
             return EXIT_ERROR;
@@ -314,14 +315,15 @@ int cmd_run(cli_opts *o)
     if (copy_ok)
         fprintf(stderr, "logdx: the output (%llu line%s) is saved in %s\n",
                 (unsigned long long)c.lineno, c.lineno == 1 ? "" : "s", c.copy_path);
-    if (o->fail_on_set)
-        rc = oom ? EXIT_ERROR : lrc;
-    else if (left_running)
-        rc = 128 + SIGINT;
-    else if (WIFSIGNALED(status))
-        rc = 128 + WTERMSIG(status);
+    /* the command's own status, as a shell reports it */
+    int child_rc = left_running ? 128 + SIGINT
+                   : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    if (!o->fail_on_set)
+        rc = child_rc;
+    else if (child_rc != 0)
+        rc = child_rc; /* a failed command never passes: its status goes through */
     else
-        rc = WEXITSTATUS(status);
+        rc = oom ? EXIT_ERROR : lrc; /* it succeeded: logdx's 0, 1 (--fail-on) or 2 */
     free(c.copy_path);
     cli_live_end(&c.lv);
     return rc;

@@ -21,7 +21,7 @@ const cli_option cli_options[] = {
     {"jobs", 'j', "N", "scan with N threads (default: the number of cores)"},
     {"redact", 0, NULL, "replace host names, IP addresses, user names and tokens in evidence with placeholders"},
     {"follow", 0, NULL, "watch a growing log and report as soon as a rule fires"},
-    {"save", 0, "FILE", "run: also write the command's output to FILE (the report's line numbers point into it)"},
+    {"keep-log", 0, "PATH", "run: also write the command's output to PATH (the report's line numbers point into it)"},
     {"progress", 0, "WHEN", "progress on stderr: auto (default: when it is a terminal), always, never"},
     {"strict", 0, NULL, "rules lint: also require 2+ examples of each kind per rule and a rule for every class"},
     {"perf", 0, NULL, "rules lint: also warn about patterns without a literal of 3+ characters or not prefiltered"},
@@ -167,8 +167,8 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
         o->redact = true;
     } else if (!strcmp(n, "follow")) {
         o->follow = true;
-    } else if (!strcmp(n, "save")) {
-        o->save = val;
+    } else if (!strcmp(n, "keep-log")) {
+        o->keep_log = val;
     } else if (!strcmp(n, "progress")) {
         if (!strcmp(val, "auto")) o->progress = -1;
         else if (!strcmp(val, "always")) o->progress = 1;

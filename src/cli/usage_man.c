@@ -99,9 +99,11 @@ int cli_usage_man(FILE *fp)
          "the wait and reports (CMD is left running). When CMD has exited, what its "
          "background children still write is passed on until the pipes are quiet for 250 ms, "
          "at most 2 s, or until a signal comes. Nothing of the output is kept on disk unless "
-         "--save FILE asks for a copy (both streams, in the order lines were completed, which "
-         "is the order of the report's line numbers). The exit status is CMD's own (128+N when signal N ended it) "
-         "unless --fail-on is given, which asks for logdx's 0, 1 or 2. PYTHONUNBUFFERED=1 is "
+         "--keep-log PATH asks for a copy (both streams, in the order lines were completed, "
+         "which is the order of the report's line numbers). The exit status is CMD's own "
+         "(128+N when signal N ended it). With --fail-on, a CMD that failed still gives its "
+         "own status; one that succeeded gives logdx's 0, 1 when a diagnosis reaches the "
+         "threshold, or 2. PYTHONUNBUFFERED=1 is "
          "set for CMD unless already set, so that Python's last lines are not lost in a "
          "buffer when the job is killed.");
     item(fp, "rules list", NULL, "Every rule: id, class, severity and title.");

@@ -31,7 +31,7 @@ wait_for() {
 
 # --- run: output passes through unchanged, stream by stream ---------------------------
 printf 'a\rb\r\nc' >crlf.txt
-"$logdx" run --save saved.log -- sh -c "cat '$oom'; cat crlf.txt; echo to-stderr >&2; exit 3" >out 2>err
+"$logdx" run --keep-log saved.log -- sh -c "cat '$oom'; cat crlf.txt; echo to-stderr >&2; exit 3" >out 2>err
 rc=$?
 { cat "$oom"; cat crlf.txt; } >want
 check "run: exit status is the command's (3)" '[ $rc = 3 ]'
@@ -40,7 +40,7 @@ check "run: the command's stderr comes first on stderr" '[ "$(head -1 err)" = to
 check "run: the diagnosis is on stderr" 'grep -q "cuda-oom-pytorch" err'
 check "run: it says the command's status" 'grep -q "^logdx: sh exited with status 3" err'
 copy=$(sed -n 's/^logdx: the output (.*) is saved in //p' err)
-check "run --save: the copy is where asked and private" '[ "$copy" = saved.log ] && [ "$(stat -c %a "$copy")" = 600 ]'
+check "run --keep-log: the copy is where asked and private" '[ "$copy" = saved.log ] && [ "$(stat -c %a "$copy")" = 600 ]'
 # 112 lines, then a, b (\r and \r\n end lines as in the reader), to-stderr, and c, which
 # has no line end and so is complete only when stdout closes
 check "run: the copy has the lines in the order they were completed" \
@@ -49,16 +49,16 @@ check "run: the report's line numbers point into the copy" \
   'grep -q "^\[rank2\]: torch.OutOfMemoryError" "$copy" && [ "$(grep -n "torch.OutOfMemoryError" "$copy" | head -1 | cut -d: -f1)" = 28 ]'
 
 # a line split across writes is joined; stderr lines do not cut it
-"$logdx" run -q --save split.log -- sh -c 'printf "par"; sleep 0.2; echo err-line >&2; sleep 0.2; echo "tial"' >out 2>err
+"$logdx" run -q --keep-log split.log -- sh -c 'printf "par"; sleep 0.2; echo err-line >&2; sleep 0.2; echo "tial"' >out 2>err
 copy=$(sed -n 's/^logdx: the output (.*) is saved in //p' err)
 check "run: a line written in two pieces stays one line" \
   '[ "$(cat out)" = partial ] && [ "$(tr "\n" , <"$copy")" = "err-line,partial," ]'
 
-# without --save nothing of the output is kept on disk
+# without --keep-log nothing of the output is kept on disk
 "$logdx" run -q -- sh -c "cat '$oom'; exit 3" >/dev/null 2>err
-check "run: no copy of the output without --save" '[ -z "$(ls "$TMPDIR")" ] && ! grep -q "saved in" err && grep -q cuda_oom err'
-"$logdx" run -q --save /nonexistent-dir/x.log -- true >/dev/null 2>err
-check "run --save into a missing folder: exit 2, said" '[ $? = 2 ] && grep -q "nonexistent-dir" err'
+check "run: no copy of the output without --keep-log" '[ -z "$(ls "$TMPDIR")" ] && ! grep -q "saved in" err && grep -q cuda_oom err'
+"$logdx" run -q --keep-log /nonexistent-dir/x.log -- true >/dev/null 2>err
+check "run --keep-log into a missing folder: exit 2, said" '[ $? = 2 ] && grep -q "nonexistent-dir" err'
 
 # a background child that keeps the pipes open after the command exits: logdx reports
 # within its drain limit instead of waiting for the pipes to close (issue 18, item 3)
@@ -89,11 +89,31 @@ check "run: a second signal ends the wait for a command that ignores them" \
 pkill -f "trap '' INT TERM; cat" 2>/dev/null
 pkill -f "while :; do echo tick" 2>/dev/null
 
-# --fail-on asks for logdx's exit status
-"$logdx" run --fail-on high -q -- sh -c "cat '$oom'; exit 3" >/dev/null 2>err
-check "run --fail-on high: exit 1 on a high diagnosis" '[ $? = 1 ]'
-"$logdx" run --fail-on critical -q -- sh -c "cat '$oom'; exit 3" >/dev/null 2>err
-check "run --fail-on critical: exit 0" '[ $? = 0 ]'
+# the exit status, the whole matrix: a command that failed always gives its own status;
+# one that succeeded gives its own 0 without --fail-on, and logdx's 0/1 with it
+# (command ok|exit 5|signal 15) x (the log: a high diagnosis | nothing) x (no --fail-on |
+# --fail-on high | --fail-on critical)
+printf 'step 1 loss 2.3\n' >fine.log
+for cmd in ok fail sig; do
+  for log in "$oom" fine.log; do
+    for fo in none high critical; do
+      case $cmd in
+        ok) c="cat '$log'" ;;
+        fail) c="cat '$log'; exit 5" ;;
+        sig) c="cat '$log'; kill -TERM \$\$" ;;
+      esac
+      if [ $fo = none ]; then "$logdx" run -q -- sh -c "$c" >/dev/null 2>err; else
+        "$logdx" run --fail-on $fo -q -- sh -c "$c" >/dev/null 2>err; fi
+      got=$?
+      case $cmd in
+        fail) want=5 ;;
+        sig) want=143 ;;
+        ok) if [ $fo = high ] && [ "$log" = "$oom" ]; then want=1; else want=0; fi ;;
+      esac
+      check "run exit status: command $cmd, $(basename "$log"), --fail-on $fo: $want (got $got)" "[ $got = $want ]"
+    done
+  done
+done
 "$logdx" run -q -- sh -c 'kill -KILL $$' >/dev/null 2>err
 check "run: killed by SIGKILL exits 137" '[ $? = 137 ] && grep -q "killed by signal 9" err'
 "$logdx" run -- logdx-no-such-command >/dev/null 2>err
