@@ -5,8 +5,10 @@
  * they first appear, so ruleIndex is stable for a given input. Each diagnosis is one
  * result located at its first evidence line; the other evidence lines are
  * relatedLocations. partialFingerprints carries a hash of what the evidence says with
- * the digits taken out (ranks, pids, times, sizes), so that the same failure in the
- * next run of a job is recognised as the same alert. Problems reading inputs and
+ * the words that vary between runs taken out (any word with a digit: ranks, pids, times,
+ * sizes, hex ids, hosts like gpu-a100-03; paths under temporary folders; the line's
+ * host), so that the same failure in the next run of a job is recognised as the same
+ * alert. Relative paths carry uriBaseId %SRCROOT%, described in originalUriBaseIds. Problems reading inputs and
  * global errors go to invocations[0].toolExecutionNotifications.
  *
  * Nothing in the output depends on the clock or the working directory: paths stay
@@ -118,9 +120,39 @@ static const ldx_evidence *primary(const ldx_diagnosis *d)
     return d->nevidence ? &d->evidence[0] : NULL;
 }
 
-/* FNV-1a 64 of rule id, class and the primary evidence text without digits and with
- * runs of blanks as one space. Digits are what changes between two runs of the same
- * failing job (ranks, pids, times, sizes, ports); the words are what stays. */
+/* Whether a word of evidence text is what changes between two runs of the same failing
+ * job: one with a digit in it (a rank, pid, size, port, time, date, a hex id, a host
+ * named like gpu-a100-03, a temp dir like /tmp/tmpk3x9), a path under a temporary
+ * folder, or the line's host. */
+static bool varies(const char *w, size_t n, const char *host)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] >= '0' && w[i] <= '9') return true;
+    static const char *const tmp[] = {"/tmp/", "/var/tmp/", "/var/folders/", "/dev/shm/"};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) {
+        size_t l = strlen(tmp[i]);
+        for (size_t j = 0; j + l <= n; j++)
+            if (!memcmp(w + j, tmp[i], l)) return true;
+    }
+    size_t hl = host ? strlen(host) : 0;
+    for (size_t j = 0; hl && j + hl <= n; j++)
+        if (!memcmp(w + j, host, hl)) return true;
+    return false;
+}
+
+/* A unit a number carries ("2.00 GiB", "600 s"): it changes with the number's size. */
+static bool is_unit(const char *w, size_t n)
+{
+    static const char *const units[] = {"B", "KB", "KiB", "MB", "MiB", "GB", "GiB", "TB", "TiB",
+                                        "bytes", "ms", "s", "us", "sec", "seconds", "minutes"};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (strlen(units[i]) == n && !memcmp(w, units[i], n)) return true;
+    return false;
+}
+
+/* FNV-1a 64 of rule id, class and the primary evidence text as words, each word that
+ * varies between runs (varies()) replaced by one mark, runs of blanks as one. The words
+ * that stay are the failure's. */
 static void fingerprint(const ldx_diagnosis *d, char out[17])
 {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -128,17 +160,28 @@ static void fingerprint(const ldx_diagnosis *d, char out[17])
     h = fnv1a(h, d->rule->klass, strlen(d->rule->klass) + 1);
     const ldx_evidence *e = primary(d);
     if (e) {
-        bool blank = true; /* drops leading blanks and collapses runs */
-        for (const char *p = e->text; *p; p++) {
-            char c = *p;
-            if (c >= '0' && c <= '9') continue;
-            if (c == ' ' || c == '\t') {
-                if (blank) continue;
-                blank = true;
-            } else {
-                blank = false;
+        static const char seps[] = " \t,;()[]{}<>\"'=|";
+        const char *host = e->host[0] ? e->host : NULL;
+        bool after_number = false; /* the last word varied: a unit after it varies too */
+        for (const char *p = e->text; *p;) {
+            size_t n = strcspn(p, seps);
+            if (n) {
+                bool v = varies(p, n, host) || (after_number && is_unit(p, n));
+                if (v) h = fnv1a(h, "#", 1);
+                else h = fnv1a(h, p, n);
+                after_number = v;
+                p += n;
+                continue;
             }
-            h = fnv1a(h, &c, 1);
+            if (*p != ' ' && *p != '\t') after_number = false;
+            /* a separator: a run of blanks counts as one, the others as themselves */
+            if (*p == ' ' || *p == '\t') {
+                h = fnv1a(h, " ", 1);
+                while (*p == ' ' || *p == '\t') p++;
+            } else {
+                h = fnv1a(h, p, 1);
+                p++;
+            }
         }
     }
     snprintf(out, 17, "%016llx", (unsigned long long)h);
@@ -282,6 +325,9 @@ static cJSON *physical(const char *uri, uint64_t line, const char *snippet)
     cJSON *pl = cJSON_AddObjectToObject(loc, "physicalLocation");
     cJSON *al = cJSON_AddObjectToObject(pl, "artifactLocation");
     cJSON_AddStringToObject(al, "uri", uri);
+    /* a relative path is relative to where logdx ran: the base the consumer maps to its
+     * checkout, as semgrep and trivy do */
+    if (strncmp(uri, "file:", 5) && strcmp(uri, "stdin")) cJSON_AddStringToObject(al, "uriBaseId", "%SRCROOT%");
     if (line >= 1) {
         cJSON *reg = cJSON_AddObjectToObject(pl, "region");
         cJSON_AddNumberToObject(reg, "startLine", (double)line);
@@ -321,7 +367,7 @@ static cJSON *result_object(sarif_state *s, const char *uri, const ldx_diagnosis
     cJSON *fp = cJSON_AddObjectToObject(o, "partialFingerprints");
     char h[17];
     fingerprint(d, h);
-    cJSON_AddStringToObject(fp, "logdxEvidence/v1", h);
+    cJSON_AddStringToObject(fp, "logdxEvidence/v2", h);
 
     size_t nrel = 0;
     cJSON *rel = NULL;
@@ -393,6 +439,10 @@ static ldx_status s_begin(ldx_report *r)
     cJSON *run = cJSON_CreateObject();
     cJSON_AddItemToArray(runs, run);
     cJSON *tool = cJSON_AddObjectToObject(run, "tool");
+    cJSON *bases = cJSON_AddObjectToObject(run, "originalUriBaseIds");
+    cJSON *srcroot = cJSON_AddObjectToObject(bases, "%SRCROOT%");
+    cJSON_AddItemToObject(srcroot, "description",
+                          text_obj("The directory logdx was run in: relative log paths start there."));
     cJSON *drv = cJSON_AddObjectToObject(tool, "driver");
     cJSON_AddStringToObject(drv, "name", "logdx");
     cJSON_AddStringToObject(drv, "version", LDX_VERSION);

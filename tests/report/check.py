@@ -84,7 +84,7 @@ def check_sarif(path, schema):
                 bad(path, f"{where}: bad artifact uri {uri!r}")
             if pl.get("region", {}).get("startLine", 0) < 1:
                 bad(path, f"{where}: no startLine")
-        fp = res.get("partialFingerprints", {}).get("logdxEvidence/v1", "")
+        fp = res.get("partialFingerprints", {}).get("logdxEvidence/v2", "")
         if not re.fullmatch(r"[0-9a-f]{16}", fp):
             bad(path, f"{where}: bad partialFingerprints {fp!r}")
     if used != set(ids):

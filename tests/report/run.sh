@@ -99,5 +99,23 @@ else
   sed "s|$tmp/check/||" "$tmp/check.out" | head -60
   fail=$((fail + 1))
 fi
+# A fingerprint names the failure, not the run: the same failure with other numbers, pids,
+# hosts, times, hex ids and temporary folders keeps it; another failure does not.
+fp() { "$logdx" --format sarif --fail-on never "$1" 2>/dev/null |
+  python3 -c 'import json,sys; r=json.load(sys.stdin)["runs"][0]["results"]; print(" ".join(sorted(x["partialFingerprints"]["logdxEvidence/v2"] for x in r)))'; }
+printf '%s\n' '[2024-01-10 10:00:00,123] gpu-a100-03:1234567:1234570 [3] NCCL WARN Net : Connection closed by remote peer gpu-a100-04<51234>' \
+  'RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 3; 79.15 GiB total capacity; 70.10 GiB already allocated; 1.12 GiB free; 75.00 GiB reserved in total by PyTorch) ptr 0x7f3c2a001000 /tmp/tmpk3x9ab/run.py' >"$tmp/a.log"
+printf '%s\n' '[2025-06-22 23:59:58,999] dgx-h100-17:12:14 [0] NCCL WARN Net : Connection closed by remote peer dgx-h100-21<60001>' \
+  'RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB (GPU 0; 39.59 GiB total capacity; 37.00 GiB already allocated; 100.00 MiB free; 38.50 GiB reserved in total by PyTorch) ptr 0x55d3 /tmp/tmpzz/run.py' >"$tmp/b.log"
+printf '%s\n' 'RuntimeError: CUDA error: an illegal memory access was encountered' >"$tmp/c.log"
+fa=$(fp "$tmp/a.log"); fb=$(fp "$tmp/b.log"); fc=$(fp "$tmp/c.log")
+if [ -n "$fa" ] && [ "$fa" = "$fb" ] && [ "$fa" != "$fc" ]; then pass=$((pass + 1))
+else echo "report: fingerprints: same failure '$fa' vs '$fb', another '$fc'"; fail=$((fail + 1)); fi
+# a relative path is relative to %SRCROOT%, which the run describes
+(cd "$tmp" && "$logdx" --format sarif --fail-on never a.log) >"$tmp/rel.sarif" 2>/dev/null
+if python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"][0]
+al=r["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+assert al["uri"] == "a.log" and al["uriBaseId"] == "%SRCROOT%" and "%SRCROOT%" in r["originalUriBaseIds"]' "$tmp/rel.sarif"
+then pass=$((pass + 1)); else echo "report: uriBaseId for a relative path"; fail=$((fail + 1)); fi
 echo "report: $pass passed, $fail failed"
 [ $fail = 0 ]
