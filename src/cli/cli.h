@@ -89,8 +89,9 @@ ldx_status cli_load_baseline(ldx_scanner *s, const char *path, ldx_file_report *
 ldx_status cli_live_start(cli_live *lv, const cli_opts *o);
 void cli_live_line(const ldx_line *line, void *lv); /* a cli_line_fn */
 ldx_status cli_live_diagnose(cli_live *lv, const char *name, ldx_file_report **out);
-/* Prints the report of what was seen in o->format on fp; returns 0, 1 or 2 as a scan. */
-int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color);
+/* Prints the report of what was seen in o->format on fp (not when said: the live lines
+ * were it); returns 0, 1 or 2 as a scan. */
+int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color, bool said);
 void cli_live_end(cli_live *lv);
 
 /* Cuts lines out of input that arrives in pieces, as the reader would (lines.c). */

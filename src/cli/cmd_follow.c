@@ -276,7 +276,10 @@ int cmd_follow(cli_opts *o)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     fflush(c.live_fp);
-    int rc = cli_live_report(&c.lv, path, stdout, cli_color(o, STDOUT_FILENO));
+    /* with -q in text, each diagnosis was printed as it came, in the very same line: the
+     * report would say it all again */
+    bool said = o->quiet && c.live_fp == stdout;
+    int rc = cli_live_report(&c.lv, path, stdout, cli_color(o, STDOUT_FILENO), said);
     if (st != LDX_OK) rc = EXIT_ERROR;
     cli_splitter_free(&c.sp);
     free(c.seen);

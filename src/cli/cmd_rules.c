@@ -211,6 +211,8 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
     return found;
 }
 
+static bool selected(const ldx_rule_info *r, const cli_opts *o);
+
 static int rules_lint(cli_opts *o)
 {
     bool errs;
@@ -219,10 +221,15 @@ static int rules_lint(cli_opts *o)
     if (o->strict && strict_checks(rs, o)) errs = true;
     /* the built-in library's bar (--strict) includes pattern hygiene when asked */
     if (o->perf && perf_checks(rs, o) && o->strict) errs = true;
-    /* the built-in tables come with --no-default-rules too, but are not what was linted */
-    size_t n = ldx_ruleset_count(rs), nt = 0;
-    for (size_t i = 0; i < ldx_ruleset_table_count(rs); i++)
-        nt += !o->no_default_rules || !ldx_ruleset_table(rs, i)->builtin;
+    /* what was linted: the files named (the built-in rules load beside them, for their
+     * cross-references, but are not counted), or the built-in library itself; the
+     * built-in tables come with --no-default-rules too */
+    size_t n = 0, nt = 0;
+    for (size_t i = 0; i < ldx_ruleset_count(rs); i++) n += selected(ldx_ruleset_rule(rs, i), o);
+    for (size_t i = 0; i < ldx_ruleset_table_count(rs); i++) {
+        bool builtin = ldx_ruleset_table(rs, i)->builtin;
+        nt += o->nargs ? !builtin : !o->no_default_rules || !builtin;
+    }
     char tables[64] = "";
     if (nt) snprintf(tables, sizeof tables, " and %zu code table%s", nt, nt == 1 ? "" : "s");
     if (!o->quiet)

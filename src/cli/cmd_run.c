@@ -311,7 +311,7 @@ int cmd_run(cli_opts *o)
     else
         describe_end(o->args[0], status);
     int lrc = cli_live_report(&c.lv, copy_ok ? c.copy_path : o->args[0], stderr,
-                              cli_color(o, STDERR_FILENO));
+                              cli_color(o, STDERR_FILENO), false);
     if (copy_ok)
         fprintf(stderr, "logdx: the output (%llu line%s) is saved in %s\n",
                 (unsigned long long)c.lineno, c.lineno == 1 ? "" : "s", c.copy_path);

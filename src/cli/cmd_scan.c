@@ -526,10 +526,14 @@ int cmd_scan(cli_opts *o)
     c.progress = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));
     clock_gettime(CLOCK_MONOTONIC, &c.t0);
     if (st == LDX_OK) st = scan_all(&c, rs, o->jobs > 0 ? o->jobs : default_jobs());
-    /* folders with nothing in them (or nothing --include lets through) deserve a word */
-    if (st == LDX_OK && c.ntasks == 0 && !ldx_msgs_count(c.errors))
-        fprintf(stderr, "logdx: no log files found%s\n",
-                o->ninclude || o->nexclude ? " (see --include/--exclude)" : "");
+    /* nothing to scan (empty folders, or nothing --include lets through) is an error: a CI
+     * gate must not pass on no input */
+    if (st == LDX_OK && c.ntasks == 0) {
+        ldx_msgs_add(c.errors, LDX_MSG_ERROR, NULL, 0, 0, "no log files found%s",
+                     o->ninclude || o->nexclude ? " (see --include/--exclude)" : "");
+        cli_print_msgs_from(c.errors, ldx_msgs_count(c.errors) - 1);
+        c.failed = true;
+    }
 
     if (ldx_report_finish(c.report, c.errors) != LDX_OK) c.out_failed = true;
     if (!c.out_failed && !strcmp(o->format, "text") && !o->quiet && c.nrows > 1) {

@@ -67,7 +67,7 @@ ldx_status cli_live_diagnose(cli_live *lv, const char *name, ldx_file_report **o
     return LDX_OK;
 }
 
-int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color)
+int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color, bool said)
 {
     const cli_opts *o = lv->o;
     ldx_file_report *fr = NULL;
@@ -86,7 +86,8 @@ int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color)
     if (!out_failed && lv->rule_errors)
         ldx_msgs_add(errs, LDX_MSG_ERROR, NULL, 0, 0,
                      "some rules are invalid and were left out (see the messages above)");
-    if (!out_failed)
+    /* said: the live lines, in this very format, were the report already */
+    if (!out_failed && !said)
         out_failed = ldx_report_file(rep, fr) != LDX_OK || ldx_report_finish(rep, errs) != LDX_OK;
     ldx_report_destroy(rep);
     ldx_msgs_destroy(errs);

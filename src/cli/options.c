@@ -281,8 +281,12 @@ void cli_print_msgs_from(const ldx_msgs *m, size_t from)
 {
     char buf[2048];
     for (size_t i = from; i < ldx_msgs_count(m); i++) {
-        ldx_msg_format(ldx_msgs_get(m, i), buf, sizeof buf);
-        fprintf(stderr, "logdx: %s\n", buf);
+        const ldx_msg *msg = ldx_msgs_get(m, i);
+        ldx_msg_format(msg, buf, sizeof buf);
+        /* a message at a file's line starts with it, as a compiler's does, so that
+         * editors and CI problem matchers (^file:line:col:) take it; the others say
+         * who speaks */
+        fprintf(stderr, "%s%s\n", msg->path && msg->line ? "" : "logdx: ", buf);
     }
 }
 

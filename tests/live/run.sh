@@ -193,8 +193,11 @@ pid=$!
 check "follow: a pipe's lines are diagnosed as they come" 'wait_for fout cuda-oom-pytorch && kill -0 $pid'
 wait $pid
 rc=$?
-check "follow: a pipe is followed to its end, then the report" \
-  '[ $rc = 1 ] && [ "$(grep -c cuda-oom-pytorch fout)" = 2 ]'
+check "follow -q: a pipe is followed to its end; each diagnosis is printed once" \
+  '[ $rc = 1 ] && [ "$(grep -c cuda-oom-pytorch fout)" = 1 ]'
+{ head -30 "$oom"; } | "$logdx" --follow >fout 2>ferr
+check "follow: without -q the full report comes at the end too" \
+  '[ $? = 1 ] && grep -q "cuda-oom-pytorch" fout && grep -q "^most likely cause" fout'
 "$logdx" --follow a b >/dev/null 2>&1
 check "follow: two files is an error" '[ $? = 2 ]'
 
