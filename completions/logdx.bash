@@ -56,7 +56,7 @@ _logdx()
         '') COMPREPLY=($(compgen -W "scan rules explain run" -- "$cur") $(compgen -f -- "$cur")) ;;
         rules)
             case ${#pos[@]} in
-                1) COMPREPLY=($(compgen -W "list show lint test graph patterns profile" -- "$cur")) ;;
+                1) COMPREPLY=($(compgen -W "list classes show lint test graph patterns profile" -- "$cur")) ;;
                 *) case ${pos[1]} in
                        show) ((${#pos[@]} == 2)) && COMPREPLY=($(compgen -W "$(_logdx_rule_ids)" -- "$cur")) ;;
                        graph) ((${#pos[@]} == 2)) && COMPREPLY=($(compgen -W "dot" -- "$cur")) ;;

@@ -135,6 +135,8 @@ const ldx_table_info *ldx_ruleset_table(const ldx_ruleset *rs, size_t i);
 const ldx_table_info *ldx_ruleset_find_table(const ldx_ruleset *rs, const char *name);
 /* Index of the rule with this id, or -1. */
 long ldx_ruleset_find(const ldx_ruleset *rs, const char *id);
+/* The id nearest to id (a typo: at most 3 edits away), for "did you mean"; NULL: none. */
+const char *ldx_ruleset_closest(const ldx_ruleset *rs, const char *id);
 
 /* Pattern hygiene, for `rules lint --perf` and `rules profile`: the longest fixed string
  * every match of the signal's pattern must contain (an estimate), and whether the

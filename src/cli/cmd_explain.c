@@ -26,7 +26,12 @@ int cmd_explain(cli_opts *o)
     if (!rs) return EXIT_ERROR;
     const char *id = o->args[0];
     if (ldx_ruleset_find(rs, id) < 0) {
-        fprintf(stderr, "logdx: no rule with id '%s' (see logdx rules list)\n", id);
+        const char *near = ldx_ruleset_closest(rs, id);
+        if (near)
+            fprintf(stderr, "logdx: no rule with id '%s' (did you mean '%s'? see logdx rules list)\n",
+                    id, near);
+        else
+            fprintf(stderr, "logdx: no rule with id '%s' (see logdx rules list)\n", id);
         ldx_ruleset_destroy(rs);
         return EXIT_ERROR;
     }

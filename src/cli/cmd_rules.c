@@ -5,8 +5,43 @@
 
 #include "cli.h"
 
+/* logdx rules classes: the failure classes a rule's class: may name, with category,
+ * default severity and what each means (the embedded taxonomy, which is not installed
+ * as a file). */
+static int rules_classes(cli_opts *o)
+{
+    if (o->nargs) {
+        fprintf(stderr, "logdx: rules classes takes no arguments\n");
+        return EXIT_ERROR;
+    }
+    size_t wc = 5, wg = 8;
+    for (size_t i = 0; i < ldx_taxonomy_count(); i++) {
+        const char *k = ldx_taxonomy_class(i), *cat = "";
+        ldx_taxonomy_lookup(k, &cat, NULL, NULL);
+        if (strlen(k) > wc) wc = strlen(k);
+        if (strlen(cat) > wg) wg = strlen(cat);
+    }
+    printf("%-*s  %-*s  %-8s  %s\n", (int)wc, "CLASS", (int)wg, "CATEGORY", "SEVERITY", "MEANING");
+    for (size_t i = 0; i < ldx_taxonomy_count(); i++) {
+        const char *k = ldx_taxonomy_class(i), *cat = "", *desc = "";
+        ldx_severity sev = LDX_SEV_MEDIUM;
+        ldx_taxonomy_lookup(k, &cat, &sev, &desc);
+        printf("%-*s  %-*s  %-8s  %s\n", (int)wc, k, (int)wg, cat, ldx_severity_name(sev), desc);
+    }
+    return EXIT_CLEAN;
+}
+
 static int rules_list(cli_opts *o)
 {
+    if (o->nargs) {
+        fprintf(stderr, "logdx: rules list takes no arguments (not '%s'); logdx rules show ID shows one rule\n",
+                o->args[0]);
+        return EXIT_ERROR;
+    }
+    if (strcmp(o->format, "text")) {
+        fprintf(stderr, "logdx: rules list prints text only, not --format %s\n", o->format);
+        return EXIT_ERROR;
+    }
     bool errs;
     ldx_ruleset *rs = cli_load_rules(o, NULL, 0, &errs);
     if (!rs) return EXIT_ERROR;
@@ -83,7 +118,12 @@ static int rules_show(cli_opts *o)
     if (!rs) return EXIT_ERROR;
     long i = ldx_ruleset_find(rs, o->args[0]);
     if (i < 0) {
-        fprintf(stderr, "logdx: no rule with id '%s' (see logdx rules list)\n", o->args[0]);
+        const char *near = ldx_ruleset_closest(rs, o->args[0]);
+        if (near)
+            fprintf(stderr, "logdx: no rule with id '%s' (did you mean '%s'? see logdx rules list)\n",
+                    o->args[0], near);
+        else
+            fprintf(stderr, "logdx: no rule with id '%s' (see logdx rules list)\n", o->args[0]);
         ldx_ruleset_destroy(rs);
         return EXIT_ERROR;
     }
@@ -588,7 +628,7 @@ static int rules_profile(cli_opts *o)
 int cmd_rules(cli_opts *o)
 {
     if (!o->nargs) {
-        fprintf(stderr, "logdx: usage: logdx rules list | show ID | lint [PATH...] | test [PATH...] | "
+        fprintf(stderr, "logdx: usage: logdx rules list | classes | show ID | lint [PATH...] | test [PATH...] | "
                         "graph [dot] | patterns | profile LOG\n");
         return EXIT_ERROR;
     }
@@ -597,6 +637,7 @@ int cmd_rules(cli_opts *o)
     o->nargs--;
     int rc;
     if (!strcmp(sub, "list")) rc = rules_list(o);
+    else if (!strcmp(sub, "classes")) rc = rules_classes(o);
     else if (!strcmp(sub, "show")) rc = rules_show(o);
     else if (!strcmp(sub, "lint")) rc = rules_lint(o);
     else if (!strcmp(sub, "test")) rc = rules_test(o);
@@ -604,7 +645,7 @@ int cmd_rules(cli_opts *o)
     else if (!strcmp(sub, "patterns")) rc = rules_patterns(o);
     else if (!strcmp(sub, "profile")) rc = rules_profile(o);
     else {
-        fprintf(stderr, "logdx: unknown rules command '%s' (list, show, lint, test, graph, patterns, profile)\n", sub);
+        fprintf(stderr, "logdx: unknown rules command '%s' (list, classes, show, lint, test, graph, patterns, profile)\n", sub);
         rc = EXIT_ERROR;
     }
     o->args--;

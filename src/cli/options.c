@@ -36,6 +36,7 @@ void cli_usage(FILE *fp)
 {
     fputs("usage: logdx [scan] [OPTIONS] [PATH ...]   diagnose logs (no PATH or '-': stdin)\n"
           "       logdx rules list                     every rule: id, class, severity, title\n"
+          "       logdx rules classes                  the failure classes a rule may name\n"
           "       logdx rules show ID                  one rule in full\n"
           "       logdx rules lint [PATH ...]          check rule files\n"
           "       logdx rules test [PATH ...]          run the rules' own examples\n"

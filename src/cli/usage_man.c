@@ -107,6 +107,8 @@ int cli_usage_man(FILE *fp)
          "set for CMD unless already set, so that Python's last lines are not lost in a "
          "buffer when the job is killed.");
     item(fp, "rules list", NULL, "Every rule: id, class, severity and title.");
+    item(fp, "rules classes", NULL, "The failure classes a rule may name: category, default "
+                                    "severity and meaning.");
     item(fp, "rules show", "ID", "One rule in full.");
     item(fp, "rules lint", "[PATH ...]", "Check rule files (with --strict, the built-in "
                                          "library's quality bar).");

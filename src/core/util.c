@@ -367,3 +367,19 @@ char *ldxi_display_name(const char *raw)
     out[o] = '\0';
     return out;
 }
+
+size_t ldxi_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64) return 99;
+    size_t d[65][65];
+    for (size_t i = 0; i <= la; i++) d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1,
+                   z = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            d[i][j] = x < y ? (x < z ? x : z) : (y < z ? y : z);
+        }
+    return d[la][lb];
+}

@@ -11,6 +11,9 @@
 #include "logdx/core.h"
 
 char *ldxi_strdup(const char *s);
+/* Levenshtein distance of two short names (keys, classes, rule ids; 99 past 64 bytes),
+ * for "did you mean" suggestions. */
+size_t ldxi_edit_distance(const char *a, const char *b);
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if it is invalid:
  * overlong forms, surrogates and code points past U+10FFFF are invalid too. */
 size_t ldxi_utf8_seq(const unsigned char *s, size_t n);

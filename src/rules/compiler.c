@@ -435,6 +435,17 @@ long ldx_ruleset_find(const ldx_ruleset *rs, const char *id)
     return find_sorted(rs->rules, rs->n, id);
 }
 
+const char *ldx_ruleset_closest(const ldx_ruleset *rs, const char *id)
+{
+    const char *best = NULL;
+    size_t bestd = 4;
+    for (size_t i = 0; i < rs->n; i++) {
+        size_t d = ldxi_edit_distance(rs->rules[i]->info.id, id);
+        if (d < bestd) bestd = d, best = rs->rules[i]->info.id;
+    }
+    return best;
+}
+
 const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other)
 {
     for (size_t k = 0; k < r->info.caused_by.n; k++) {

@@ -42,22 +42,6 @@ static const char *const example_keys[] = {"match", "no_match", NULL};
 static const char *const cause_keys[] = {"cause", "order", "within", NULL};
 static const char *const advice_keys[] = {"when", "text", NULL};
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 40 || lb > 40) return 99;
-    size_t d[41][41];
-    for (size_t i = 0; i <= la; i++) d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++) d[0][j] = j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1,
-                   z = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            d[i][j] = x < y ? (x < z ? x : z) : (y < z ? y : z);
-        }
-    return d[la][lb];
-}
-
 /* Reports keys not in allowed (with a suggestion), and duplicate keys. */
 static void check_keys(ctx *c, const ldxi_ynode *map, const char *const *allowed,
                        const char *where)
@@ -78,7 +62,7 @@ static void check_keys(ctx *c, const ldxi_ynode *map, const char *const *allowed
             const char *best = NULL;
             size_t bestd = 3;
             for (const char *const *a = allowed; *a; a++) {
-                size_t d = edit_distance(*a, k->str);
+                size_t d = ldxi_edit_distance(*a, k->str);
                 if (d < bestd) bestd = d, best = *a;
             }
             if (best)
@@ -885,9 +869,21 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
     ri->klass = scalar(&c, root, "class", 1);
     const char *tcat = NULL;
     ldx_severity tsev = LDX_SEV_MEDIUM;
-    if (ri->klass && !ldx_taxonomy_lookup(ri->klass, &tcat, &tsev, NULL))
-        error_at(&c, ldxi_ymap_get(root, "class"), "unknown class '%s' (see taxonomy.tsv)",
-                 ri->klass);
+    if (ri->klass && !ldx_taxonomy_lookup(ri->klass, &tcat, &tsev, NULL)) {
+        const char *best = NULL;
+        size_t bestd = 4;
+        for (size_t t = 0; t < ldx_taxonomy_count(); t++) {
+            size_t d = ldxi_edit_distance(ldx_taxonomy_class(t), ri->klass);
+            if (d < bestd) bestd = d, best = ldx_taxonomy_class(t);
+        }
+        if (best)
+            error_at(&c, ldxi_ymap_get(root, "class"),
+                     "unknown class '%s' (did you mean '%s'? logdx rules classes lists them)",
+                     ri->klass, best);
+        else
+            error_at(&c, ldxi_ymap_get(root, "class"),
+                     "unknown class '%s' (logdx rules classes lists them)", ri->klass);
+    }
     ri->category = scalar(&c, root, "category", 0);
     if (ri->category && tcat && strcmp(ri->category, tcat) != 0)
         error_at(&c, ldxi_ymap_get(root, "category"),

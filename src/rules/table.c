@@ -202,7 +202,7 @@ ldx_table_info *ldxi_table_load(const ldxi_ynode *root, const char *path, bool b
         if (!*k) err(&c, row, "row %zu has an empty key '%s'", r + 1, t->columns[t->key]);
         t->numeric = t->numeric && is_integer(k);
         if (klass >= 0 && *rc[klass] && !ldx_taxonomy_lookup(rc[klass], NULL, NULL, NULL))
-            err(&c, ldxi_ymap_get(row, "class"), "unknown class '%s' (see taxonomy.tsv)", rc[klass]);
+            err(&c, ldxi_ymap_get(row, "class"), "unknown class '%s' (logdx rules classes lists them)", rc[klass]);
     }
     t->cells = cells;
     t->nrows = rows->n;
