@@ -10,6 +10,7 @@
  * does. A worker ahead of the input being reported holds at most HOLD reports of its
  * own before it waits its turn. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,8 @@ typedef struct {
 typedef struct {
     const ldx_file_report *baseline;
     uint64_t max_members, max_decoded; /* --max-members, --max-decoded (0: defaults) */
+    bool in_folder;           /* walking a folder given (not a file named) */
+    size_t nbinary;           /* binary files met in folders and skipped */
     task *tasks;
     size_t ntasks, captasks;
     /* Shared with the workers, under mu. */
@@ -100,7 +103,47 @@ static ldx_status add_task(scan_ctx *c, const char *path)
     return LDX_OK;
 }
 
-static ldx_status walk_found(const char *path, void *vctx) { return add_task(vctx, path); }
+/* A file met inside a folder whose first 8 KiB are mostly bytes no text has (NUL and other
+ * controls but tab, line ends and ESC, and bytes that start no UTF-8 sequence: over 30%),
+ * and that is no compressed log or archive: a
+ * binary (a checkpoint, an image, a core dump, an executable), skipped as rg skips them.
+ * A log with some NUL bytes (a file padded after a crash) is still a log; a file named on
+ * the command line is always scanned. */
+static bool binary_file(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return false; /* the scan says why it cannot be read */
+    unsigned char head[8192];
+    ssize_t n = read(fd, head, sizeof head);
+    close(fd);
+    if (n <= 0) return false;
+    if (ldx_input_detect(head, (size_t)n) != LDX_KIND_PLAIN) return false;
+    size_t odd = 0;
+    for (ssize_t i = 0; i < n; i++) {
+        unsigned char ch = head[i];
+        if (ch >= 0x80) {
+            /* a UTF-8 sequence is text; a byte that starts none is not */
+            int k = ch >= 0xc2 && ch <= 0xdf ? 1 : ch >= 0xe0 && ch <= 0xef ? 2 : ch >= 0xf0 && ch <= 0xf4 ? 3 : -1;
+            int j = 0;
+            while (k > 0 && j < k && i + 1 + j < n && (head[i + 1 + j] & 0xc0) == 0x80) j++;
+            if (k > 0 && j == k) i += k;
+            else odd++;
+            continue;
+        }
+        odd += (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' && ch != 0x1b) || ch == 0x7f;
+    }
+    return odd * 10 > (size_t)n * 3;
+}
+
+static ldx_status walk_found(const char *path, void *vctx)
+{
+    scan_ctx *c = vctx;
+    if (c->in_folder && binary_file(path)) {
+        c->nbinary++;
+        return LDX_OK;
+    }
+    return add_task(c, path);
+}
 
 /* ---- the workers ---- */
 
@@ -511,6 +554,8 @@ int cmd_scan(cli_opts *o)
             st = LDX_ENOMEM;
             break;
         }
+        struct stat psb;
+        c.in_folder = stat(p, &psb) == 0 && S_ISDIR(psb.st_mode);
         ldx_status ws = ldx_walk_filtered(p, &filter, walk_found, &c, walk_msgs);
         if (ws == LDX_ENOMEM) st = ws;
         if (ldx_msgs_count(walk_msgs)) {
@@ -526,6 +571,9 @@ int cmd_scan(cli_opts *o)
     c.progress = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));
     clock_gettime(CLOCK_MONOTONIC, &c.t0);
     if (st == LDX_OK) st = scan_all(&c, rs, o->jobs > 0 ? o->jobs : default_jobs());
+    if (c.nbinary)
+        fprintf(stderr, "logdx: %zu binary file%s in the folders skipped (name one to scan it)\n",
+                c.nbinary, c.nbinary == 1 ? "" : "s");
     /* nothing to scan (empty folders, or nothing --include lets through) is an error: a CI
      * gate must not pass on no input */
     if (st == LDX_OK && c.ntasks == 0) {

@@ -245,5 +245,21 @@ if [ $have_time = 1 ]; then
   else bad "2,000 rules: rc $rc, ${rss} KB: $(head -c 200 "$tmp/e")"; fi
 fi
 
+# binary files inside a folder (an executable, random bytes) are skipped with a word; a
+# log with some NUL padding, a compressed log and a binary named on the command line
+# are scanned
+mkdir -p "$tmp/bins"
+cp "$oom" "$tmp/bins/a.log"
+python3 -c "import sys; d=open(sys.argv[1],'rb').read(); open(sys.argv[2],'wb').write(d[:3000]+b'\\0'*500+d[3000:])" "$oom" "$tmp/bins/padded.log"
+head -c 20000 /dev/urandom >"$tmp/bins/model.bin"
+cp "$logdx" "$tmp/bins/exe"
+gzip -c "$oom" >"$tmp/bins/a.log.gz"
+"$logdx" -q "$tmp/bins" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 1 ] && grep -q "2 binary files in the folders skipped" "$tmp/e" && grep -q "padded.log:.*cuda_oom" "$tmp/o" &&
+   grep -q "a.log.gz:.*cuda_oom" "$tmp/o" && ! grep -q "exe:\|model.bin:" "$tmp/o"; then ok
+else bad "binary files in a folder: rc $rc: $(head -c 200 "$tmp/e")"; fi
+"$logdx" -q "$tmp/bins/model.bin" >"$tmp/o" 2>"$tmp/e"; rc=$?
+if [ $rc = 0 ] && ! grep -q "skipped" "$tmp/e"; then ok; else bad "a binary named on the command line: rc $rc"; fi
+
 echo "hostile: $pass passed, $fail failed"
 [ $fail = 0 ]
