@@ -22,6 +22,18 @@
 
 #define IO_BLOCK (256u * 1024u)
 
+/* A decoder and the compressed bytes it is fed, from the descriptor (a compressed log)
+ * or from libarchive (a compressed member): buf[pos, len) is read but not yet decoded. */
+typedef struct {
+    ldxi_decoder *dec;
+    unsigned char *buf;
+    size_t len, pos;
+    bool eof;
+    bool failed;             /* stopped with msg's error */
+    char msg[256];
+    char truncated[64];      /* what to say when the compressed bytes end early */
+} pump;
+
 struct ldx_input {
     char *name;
     int fd;
@@ -32,24 +44,17 @@ struct ldx_input {
     size_t headlen, headpos;
     struct archive *ar;      /* an archive, or a compressed stream from a pipe */
     const ldxi_archive_api *api; /* libarchive's functions, when ar is set */
-    ldxi_decoder *dec;       /* a compressed stream from a file (decode.c) */
-    unsigned char *ibuf;     /* the decoder's input */
-    size_t ilen, ipos;
-    bool in_eof;
+    pump outer;              /* a gzip/xz/zstd stream (decode.c), fed from the descriptor */
     unsigned char *pbuf;     /* decoded while looking for a tar header: served first */
     size_t plen, ppos;
-    bool dec_failed;         /* the decoder stopped with errbuf's error */
     unsigned char *iobuf;    /* libarchive's read buffer (pipe input) */
     ldx_reader *cur;
     bool readahead;          /* decode on a thread of its own (ldx_input_set_readahead) */
     ldxi_ahead *ahead;       /* doing so for cur */
     bool started, done;
     /* a member that is compressed itself, decoded on its way to the reader */
-    int mmode;               /* 0: not looked at yet, 1: plain, 2: decoded by mdec */
-    ldxi_decoder *mdec;
-    unsigned char *mibuf;    /* mdec's input: the member's first bytes, then more */
-    size_t milen, mipos;
-    bool mi_eof;
+    int mmode;               /* 0: not looked at yet, 1: plain, 2: decoded by member.dec */
+    pump member;             /* fed from libarchive; its buffer first holds the member's head */
     char merr[256];
     /* limits (ldx_input_set_limits) and what counts against them */
     uint64_t max_members, max_decoded, members, decoded;
@@ -118,6 +123,60 @@ static la_ssize_t archive_cb_decoded(struct archive *a, void *ctx, const void **
     return n;
 }
 
+typedef ssize_t (*pump_src)(ldx_input *in, void *buf, size_t cap, const char **err);
+
+/* Up to cap decoded bytes, feeding the decoder from src; 0 at the end of a complete
+ * stream, -1 with *err (which stays: a failed pump says it again) otherwise. */
+static ssize_t pump_read(ldx_input *in, pump *p, pump_src src, void *buf, size_t cap,
+                         const char **err)
+{
+    for (;;) {
+        if (p->failed) {
+            *err = p->msg;
+            return -1;
+        }
+        if (p->pos == p->len && !p->eof) {
+            const char *e = NULL;
+            ssize_t n = src(in, p->buf, IO_BLOCK, &e);
+            if (n < 0) {
+                snprintf(p->msg, sizeof p->msg, "%s", e ? e : "read error");
+                p->failed = true;
+                continue;
+            }
+            p->len = (size_t)n;
+            p->pos = 0;
+            p->eof = n == 0;
+        }
+        size_t out = 0;
+        const char *msg = NULL;
+        if (ldxi_decoder_step(p->dec, p->buf, p->len, &p->pos, buf, cap, &out, p->eof, &msg) !=
+            LDX_OK) {
+            snprintf(p->msg, sizeof p->msg, "%s", msg ? msg : "corrupt data");
+            p->failed = true;
+        } else if (!out && p->eof && p->pos == p->len) {
+            if (ldxi_decoder_complete(p->dec)) return 0;
+            snprintf(p->msg, sizeof p->msg, "%s", p->truncated);
+            p->failed = true;
+        }
+        if (out) return (ssize_t)out;
+    }
+}
+
+static void pump_free(pump *p)
+{
+    ldxi_decoder_destroy(p->dec);
+    free(p->buf);
+    memset(p, 0, sizeof *p);
+}
+
+/* The descriptor's bytes, for the outer pump. */
+static ssize_t fd_src(ldx_input *in, void *buf, size_t cap, const char **err)
+{
+    ssize_t n = raw_read(in, buf, cap);
+    if (n < 0) *err = strerror(errno);
+    return n;
+}
+
 /* The member's own bytes, from libarchive. */
 static ssize_t member_raw(ldx_input *in, void *buf, size_t cap, const char **err)
 {
@@ -153,54 +212,30 @@ static ssize_t count_decoded(ldx_input *in, ssize_t n, const char **err)
  * holds is read as one log. */
 static ssize_t member_bytes(ldx_input *in, void *buf, size_t cap, const char **err)
 {
+    pump *p = &in->member;
     if (in->mmode == 0) {
-        if (!in->mibuf && !(in->mibuf = malloc(IO_BLOCK))) {
+        if (!p->buf && !(p->buf = malloc(IO_BLOCK))) {
             *err = "out of memory";
             return -1;
         }
-        in->milen = in->mipos = 0;
-        while (in->milen < LDX_DETECT_BYTES) {
-            ssize_t n = member_raw(in, in->mibuf + in->milen, IO_BLOCK - in->milen, err);
+        while (p->len < LDX_DETECT_BYTES) {
+            ssize_t n = member_raw(in, p->buf + p->len, IO_BLOCK - p->len, err);
             if (n < 0) return -1;
             if (n == 0) {
-                in->mi_eof = true;
+                p->eof = true;
                 break;
             }
-            in->milen += (size_t)n;
+            p->len += (size_t)n;
         }
-        ldx_input_kind k = ldx_input_detect(in->mibuf, in->milen);
+        ldx_input_kind k = ldx_input_detect(p->buf, p->len);
         in->mmode = 1;
         if ((k == LDX_KIND_GZIP || k == LDX_KIND_XZ || k == LDX_KIND_ZSTD) &&
-            ldxi_decoder_create(&in->mdec, k) == LDX_OK)
+            ldxi_decoder_create(&p->dec, k) == LDX_OK)
             in->mmode = 2;
     }
-    if (in->mmode == 1) {
-        if (in->mipos < in->milen) return (ssize_t)take_kept(in->mibuf, in->milen, &in->mipos, buf, cap);
-        return in->mi_eof ? 0 : member_raw(in, buf, cap, err);
-    }
-    for (;;) {
-        if (in->mipos == in->milen && !in->mi_eof) {
-            ssize_t n = member_raw(in, in->mibuf, IO_BLOCK, err);
-            if (n < 0) return -1;
-            in->milen = (size_t)n;
-            in->mipos = 0;
-            in->mi_eof = n == 0;
-        }
-        size_t out = 0;
-        const char *msg = NULL;
-        if (ldxi_decoder_step(in->mdec, in->mibuf, in->milen, &in->mipos, buf, cap, &out,
-                              in->mi_eof, &msg) != LDX_OK) {
-            snprintf(in->merr, sizeof in->merr, "%s", msg ? msg : "corrupt data");
-            *err = in->merr;
-            return -1;
-        }
-        if (out) return (ssize_t)out;
-        if (in->mi_eof && in->mipos == in->milen) {
-            if (ldxi_decoder_complete(in->mdec)) return 0;
-            *err = "truncated compressed member (unexpected end of data)";
-            return -1;
-        }
-    }
+    if (in->mmode == 2) return pump_read(in, p, member_raw, buf, cap, err);
+    if (p->pos < p->len) return (ssize_t)take_kept(p->buf, p->len, &p->pos, buf, cap);
+    return p->eof ? 0 : member_raw(in, buf, cap, err);
 }
 
 static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
@@ -209,14 +244,16 @@ static ssize_t member_read(void *ctx, void *buf, size_t cap, const char **err)
     return count_decoded(in, member_bytes(in, buf, cap, err), err);
 }
 
-/* The member's nested state, for the next one. */
+/* The member's nested state, for the next one (its buffer stays for it). */
 static void member_reset(ldx_input *in)
 {
-    ldxi_decoder_destroy(in->mdec);
-    in->mdec = NULL;
+    pump *p = &in->member;
+    ldxi_decoder_destroy(p->dec);
+    unsigned char *buf = p->buf;
+    memset(p, 0, sizeof *p);
+    p->buf = buf;
+    snprintf(p->truncated, sizeof p->truncated, "truncated compressed member (unexpected end of data)");
     in->mmode = 0;
-    in->milen = in->mipos = 0;
-    in->mi_eof = false;
 }
 
 /* The decoded bytes of a compressed stream: what probing decoded first, then more. */
@@ -224,37 +261,7 @@ static ssize_t stream_read(void *ctx, void *buf, size_t cap, const char **err)
 {
     ldx_input *in = ctx;
     if (in->ppos < in->plen) return (ssize_t)take_kept(in->pbuf, in->plen, &in->ppos, buf, cap);
-    for (;;) {
-        if (in->dec_failed) {
-            *err = in->errbuf;
-            return -1;
-        }
-        if (in->ipos == in->ilen && !in->in_eof) {
-            ssize_t n = raw_read(in, in->ibuf, IO_BLOCK);
-            if (n < 0) {
-                snprintf(in->errbuf, sizeof in->errbuf, "%s", strerror(errno));
-                in->dec_failed = true;
-                continue;
-            }
-            in->ilen = (size_t)n;
-            in->ipos = 0;
-            in->in_eof = n == 0;
-        }
-        size_t out = 0;
-        const char *msg = NULL;
-        ldx_status st = ldxi_decoder_step(in->dec, in->ibuf, in->ilen, &in->ipos, buf, cap,
-                                          &out, in->in_eof, &msg);
-        if (st != LDX_OK) {
-            snprintf(in->errbuf, sizeof in->errbuf, "%s", msg ? msg : "corrupt data");
-            in->dec_failed = true;
-        } else if (!out && in->in_eof && in->ipos == in->ilen) {
-            if (ldxi_decoder_complete(in->dec)) return 0;
-            snprintf(in->errbuf, sizeof in->errbuf, "truncated %s input (unexpected end of file)",
-                     ldx_input_kind_name(in->kind));
-            in->dec_failed = true;
-        }
-        if (out) return (ssize_t)out;
-    }
+    return pump_read(in, &in->outer, fd_src, buf, cap, err);
 }
 
 /* One compressed log as its reader sees it: counted against max_decoded. */
@@ -270,11 +277,13 @@ static ssize_t stream_log_read(void *ctx, void *buf, size_t cap, const char **er
 static ldx_status probe_stream(ldx_input *in, bool *is_tar)
 {
     *is_tar = false;
-    ldx_status st = ldxi_decoder_create(&in->dec, in->kind);
+    ldx_status st = ldxi_decoder_create(&in->outer.dec, in->kind);
     if (st != LDX_OK) return st;
-    in->ibuf = malloc(IO_BLOCK);
+    snprintf(in->outer.truncated, sizeof in->outer.truncated,
+             "truncated %s input (unexpected end of file)", ldx_input_kind_name(in->kind));
+    in->outer.buf = malloc(IO_BLOCK);
     in->pbuf = malloc(IO_BLOCK);
-    if (!in->ibuf || !in->pbuf) return LDX_ENOMEM;
+    if (!in->outer.buf || !in->pbuf) return LDX_ENOMEM;
     size_t len = 0;
     const char *err;
     while (len < LDX_DETECT_BYTES) {
@@ -330,8 +339,8 @@ static ldx_status open_archive(ldx_input *in, bool seekable)
     in->api->read_support_format_tar(in->ar);
     in->api->read_support_format_gnutar(in->ar);
     int rc;
-    in->archive = in->dec || in->kind == LDX_KIND_ZIP || in->kind == LDX_KIND_TAR;
-    if (in->dec) {
+    in->archive = in->outer.dec || in->kind == LDX_KIND_ZIP || in->kind == LDX_KIND_TAR;
+    if (in->outer.dec) {
         /* gzip, xz, zstd: decoded here (decode.c), libarchive sees a tar */
         in->iobuf = malloc(IO_BLOCK);
         if (!in->iobuf) return LDX_ENOMEM;
@@ -440,10 +449,8 @@ void ldx_input_destroy(ldx_input *in)
     if (!in) return;
     close_reader(in);
     if (in->ar) in->api->read_free(in->ar);
-    ldxi_decoder_destroy(in->dec);
-    ldxi_decoder_destroy(in->mdec);
-    free(in->mibuf);
-    free(in->ibuf);
+    pump_free(&in->outer);
+    pump_free(&in->member);
     free(in->pbuf);
     if (in->fd >= 0) close(in->fd);
     free(in->iobuf);
@@ -551,7 +558,7 @@ ldx_status ldx_input_next(ldx_input *in, ldx_reader **r)
             return LDX_EOF;
         }
         in->started = true;
-        if (in->dec) LDX_TRY(open_reader(in, stream_log_read, in->name));
+        if (in->outer.dec) LDX_TRY(open_reader(in, stream_log_read, in->name));
         else LDX_TRY(ldxi_reader_open_fn(&in->cur, plain_read, in, in->name));
         *r = in->cur;
         return LDX_OK;
