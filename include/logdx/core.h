@@ -43,6 +43,11 @@ const char *ldx_severity_name(ldx_severity s);
 /* Parses "critical".."info"; returns -1 for anything else. */
 int ldx_severity_parse(const char *s);
 
+/* Parses a size of at least one byte: "4096", "500M", "200 GiB", "2TB" (K, M, G, T with
+ * or without B or iB, any case, are powers of 1024). Returns 0 on success, -1 for
+ * anything else (a negative, a unit that is no size, a size past 2^64). */
+int ldx_parse_size(const char *s, uint64_t *out);
+
 typedef enum { LDX_MSG_ERROR = 0, LDX_MSG_WARNING, LDX_MSG_NOTE } ldx_msg_level;
 
 typedef struct {

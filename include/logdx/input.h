@@ -86,6 +86,14 @@ typedef enum {
 ldx_input_kind ldx_input_detect(const void *head, size_t n);
 const char *ldx_input_kind_name(ldx_input_kind k);
 
+/* Whether a file's first bytes (LDX_BINARY_BYTES of them, or fewer) are a binary's (a
+ * checkpoint, an image, a core dump, an executable) rather than a log's: over 30% are
+ * bytes no text has (NUL and other controls but tab, line ends and ESC, and bytes that
+ * start no UTF-8 sequence), and they are no compressed log or archive. A log with some
+ * NUL padding (a file cut short by a crash) is still a log. */
+#define LDX_BINARY_BYTES 8192
+bool ldx_input_looks_binary(const void *head, size_t n);
+
 /* The name of an archive member in reports: "run42.tar.gz:logs/rank3.log" (a leading
  * "./" or "/" of the member is dropped). Malloc'd; NULL when out of memory. */
 char *ldx_input_member_name(const char *container, const char *member);

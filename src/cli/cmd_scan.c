@@ -103,36 +103,16 @@ static ldx_status add_task(scan_ctx *c, const char *path)
     return LDX_OK;
 }
 
-/* A file met inside a folder whose first 8 KiB are mostly bytes no text has (NUL and other
- * controls but tab, line ends and ESC, and bytes that start no UTF-8 sequence: over 30%),
- * and that is no compressed log or archive: a
- * binary (a checkpoint, an image, a core dump, an executable), skipped as rg skips them.
- * A log with some NUL bytes (a file padded after a crash) is still a log; a file named on
- * the command line is always scanned. */
+/* A binary met inside a folder is skipped, as rg skips them; a file named on the command
+ * line is always scanned. */
 static bool binary_file(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return false; /* the scan says why it cannot be read */
-    unsigned char head[8192];
+    unsigned char head[LDX_BINARY_BYTES];
     ssize_t n = read(fd, head, sizeof head);
     close(fd);
-    if (n <= 0) return false;
-    if (ldx_input_detect(head, (size_t)n) != LDX_KIND_PLAIN) return false;
-    size_t odd = 0;
-    for (ssize_t i = 0; i < n; i++) {
-        unsigned char ch = head[i];
-        if (ch >= 0x80) {
-            /* a UTF-8 sequence is text; a byte that starts none is not */
-            int k = ch >= 0xc2 && ch <= 0xdf ? 1 : ch >= 0xe0 && ch <= 0xef ? 2 : ch >= 0xf0 && ch <= 0xf4 ? 3 : -1;
-            int j = 0;
-            while (k > 0 && j < k && i + 1 + j < n && (head[i + 1 + j] & 0xc0) == 0x80) j++;
-            if (k > 0 && j == k) i += k;
-            else odd++;
-            continue;
-        }
-        odd += (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' && ch != 0x1b) || ch == 0x7f;
-    }
-    return odd * 10 > (size_t)n * 3;
+    return n > 0 && ldx_input_looks_binary(head, (size_t)n);
 }
 
 static ldx_status walk_found(const char *path, void *vctx)

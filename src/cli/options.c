@@ -136,32 +136,10 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
         }
         o->max_members = v;
     } else if (!strcmp(n, "max-decoded")) {
-        /* a plain number is bytes; K, M, G, T (and KiB ... TiB, KB ... TB) are powers of 1024 */
-        char unit[8] = "";
-        double v = 0;
-        size_t l = strlen(val);
-        bool ok = l && l < 32;
-        if (ok) {
-            const char *u = val + strspn(val, "0123456789.");
-            ok = u > val && strlen(u) < sizeof unit;
-            if (ok) {
-                v = strtod(val, NULL);
-                snprintf(unit, sizeof unit, "%s", u);
-            }
-        }
-        double mul = 0;
-        if (ok) {
-            char c = unit[0];
-            const char *rest = unit[0] ? unit + 1 : unit;
-            bool tail = !*rest || !strcmp(rest, "B") || !strcmp(rest, "iB");
-            mul = !c ? 1 : !tail ? 0 : c == 'K' || c == 'k' ? 1024.0 : c == 'M' ? 1048576.0
-                : c == 'G' ? 1073741824.0 : c == 'T' ? 1099511627776.0 : 0;
-        }
-        if (!ok || mul == 0 || v * mul < 1) {
+        if (ldx_parse_size(val, &o->max_decoded) != 0) {
             fprintf(stderr, "logdx: --max-decoded takes a size such as 500M, 200G or 2T, not '%s'\n", val);
             return EXIT_ERROR;
         }
-        o->max_decoded = (uint64_t)(v * mul);
     } else if (!strcmp(n, "follow-links")) {
         o->follow_links = true;
     } else if (!strcmp(n, "redact")) {

@@ -343,6 +343,15 @@ size_t ldxi_utf8_seq(const unsigned char *s, size_t n)
     return k;
 }
 
+int ldx_parse_size(const char *s, uint64_t *out)
+{
+    double v;
+    if (!ldxi_parse_quantity(s, strlen(s), &v) || !(v >= 1) || v >= 18446744073709551616.0)
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
 char *ldxi_display_name(const char *raw)
 {
     size_t n = strlen(raw);

@@ -1,4 +1,4 @@
-/* Telling inputs apart by their first bytes, and naming archive members. Names lie
+/* Telling inputs apart by their first bytes (compressed, archive, binary), and naming archive members. Names lie
  * (a ".log" that is gzip, a ".gz" that was already unpacked), content does not. */
 #include <string.h>
 
@@ -34,4 +34,24 @@ char *ldx_input_member_name(const char *container, const char *member)
         else break;
     }
     return ldxi_asprintf("%s:%s", container, member);
+}
+
+bool ldx_input_looks_binary(const void *head, size_t n)
+{
+    if (n == 0 || ldx_input_detect(head, n) != LDX_KIND_PLAIN) return false;
+    const unsigned char *p = head;
+    size_t odd = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = ldxi_utf8_seq(p + i, n - i);
+        if (k == 0) {
+            odd++;
+            i++;
+            continue;
+        }
+        if (k == 1)
+            odd += (p[i] < 0x20 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r' && p[i] != 0x1b) ||
+                   p[i] == 0x7f;
+        i += k;
+    }
+    return odd * 10 > n * 3;
 }

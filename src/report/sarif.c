@@ -129,15 +129,9 @@ static bool varies(const char *w, size_t n, const char *host)
     for (size_t i = 0; i < n; i++)
         if (w[i] >= '0' && w[i] <= '9') return true;
     static const char *const tmp[] = {"/tmp/", "/var/tmp/", "/var/folders/", "/dev/shm/"};
-    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) {
-        size_t l = strlen(tmp[i]);
-        for (size_t j = 0; j + l <= n; j++)
-            if (!memcmp(w + j, tmp[i], l)) return true;
-    }
-    size_t hl = host ? strlen(host) : 0;
-    for (size_t j = 0; hl && j + hl <= n; j++)
-        if (!memcmp(w + j, host, hl)) return true;
-    return false;
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++)
+        if (ldxi_memmem(w, n, tmp[i], strlen(tmp[i]))) return true;
+    return host && *host && ldxi_memmem(w, n, host, strlen(host));
 }
 
 /* A unit a number carries ("2.00 GiB", "600 s"): it changes with the number's size. */
