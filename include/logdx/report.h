@@ -15,7 +15,7 @@ typedef struct {
     bool color;          /* ANSI colour (text format) */
     bool quiet;          /* one line per diagnosis (text format) */
     int fail_on;         /* severity threshold, -1 for never: marks what fails */
-    int width;           /* text wrap width; 0 = 88 */
+    int width;           /* text width in columns; 0 = 100 */
 } ldx_report_opts;
 
 typedef struct ldx_report ldx_report;
@@ -29,5 +29,9 @@ ldx_status ldx_report_file(ldx_report *r, const ldx_file_report *fr);
 /* Ends the output; global errors are problems outside any one input. */
 ldx_status ldx_report_finish(ldx_report *r, const ldx_msgs *global_errors);
 void ldx_report_destroy(ldx_report *r);
+
+/* Prints a paragraph wrapped at spaces to width columns, each row indented by indent;
+ * the first row starts with first (right-aligned in the indent) when it is not NULL. */
+void ldx_report_wrap(FILE *fp, const char *text, int indent, int width, const char *first);
 
 #endif

@@ -61,6 +61,12 @@ ldx_ruleset *cli_load_rules(const cli_opts *o, const char *const *extra, size_t 
                             bool *had_errors);
 /* Whether output on fd is coloured: --color, else NO_COLOR, else whether fd is a tty. */
 bool cli_color(const cli_opts *o, int fd);
+/* Text width for output on fd: COLUMNS, else the terminal's, else CLI_WIDTH_DEFAULT
+ * (a pipe or a file: wide enough for the numbers of an OOM line). */
+#define CLI_WIDTH_DEFAULT 100
+#define CLI_WIDTH_MIN 40
+#define CLI_WIDTH_MAX 400
+int cli_width(int fd);
 
 int cmd_scan(cli_opts *o);
 int cmd_rules(cli_opts *o);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -61,31 +62,10 @@ static int rules_list(cli_opts *o)
     return errs ? EXIT_ERROR : EXIT_CLEAN;
 }
 
-/* Prints a paragraph wrapped at 88 columns with an indent. */
+/* Prints a paragraph wrapped to the terminal with an indent. */
 static void para(const char *text, int indent, const char *first)
 {
-    int width = 88 - indent;
-    const char *p = text;
-    bool start = true;
-    while (*p) {
-        while (*p == ' ' || *p == '\n') p++;
-        if (!*p) break;
-        const char *e = p, *sp = NULL;
-        int n = 0;
-        while (*e && *e != '\n' && n < width) {
-            if (*e == ' ') sp = e;
-            if (((unsigned char)*e & 0xc0) != 0x80) n++;
-            e++;
-        }
-        if (*e && *e != '\n' && *e != ' ' && sp) e = sp;
-        if (start && first)
-            printf("%*s%s", indent - (int)strlen(first), "", first);
-        else
-            printf("%*s", indent, "");
-        printf("%.*s\n", (int)(e - p), p);
-        p = e;
-        start = false;
-    }
+    ldx_report_wrap(stdout, text, indent, cli_width(STDOUT_FILENO), first);
 }
 
 static void list_block(const char *head, const ldx_strv *v, bool numbered)

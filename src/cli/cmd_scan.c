@@ -492,7 +492,8 @@ int cmd_scan(cli_opts *o)
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ldx_file_report *baseline = NULL;
-    ldx_report_opts ro = {.color = cli_color(o, STDOUT_FILENO), .quiet = o->quiet, .fail_on = o->fail_on};
+    ldx_report_opts ro = {.color = cli_color(o, STDOUT_FILENO), .quiet = o->quiet, .fail_on = o->fail_on,
+                          .width = cli_width(STDOUT_FILENO)};
     int rc = EXIT_ERROR;
     if (ldx_msgs_create(&c.errors) != LDX_OK ||
         ldx_report_create(&c.report, o->format, &ro, stdout) != LDX_OK ||

@@ -78,7 +78,8 @@ int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color, bool s
     cli_print_msgs(fr->errors);
     bool failed = lv->rule_errors || ldx_msgs_errors(fr->errors) > 0;
     int worst = ldx_file_report_worst(fr);
-    ldx_report_opts ro = {.color = color, .quiet = o->quiet, .fail_on = o->fail_on};
+    ldx_report_opts ro = {.color = color, .quiet = o->quiet, .fail_on = o->fail_on,
+                          .width = cli_width(fileno(fp))};
     ldx_report *rep = NULL;
     ldx_msgs *errs = NULL;
     bool out_failed = ldx_msgs_create(&errs) != LDX_OK ||

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -252,6 +253,22 @@ bool cli_color(const cli_opts *o, int fd)
     if (nc && *nc) return false;
     if (o->color >= 0) return o->color == 1;
     return isatty(fd);
+}
+
+int cli_width(int fd)
+{
+    /* COLUMNS first, as ls and less read it: a user who sets it means it, and a
+     * terminal multiplexer or a pager may report another size than the one shown */
+    const char *c = getenv("COLUMNS");
+    if (c && *c) {
+        char *end;
+        long v = strtol(c, &end, 10);
+        if (*end == '\0' && v > 0) return v < CLI_WIDTH_MIN ? CLI_WIDTH_MIN : v > CLI_WIDTH_MAX ? CLI_WIDTH_MAX : (int)v;
+    }
+    struct winsize ws;
+    if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col < CLI_WIDTH_MIN ? CLI_WIDTH_MIN : ws.ws_col > CLI_WIDTH_MAX ? CLI_WIDTH_MAX : ws.ws_col;
+    return CLI_WIDTH_DEFAULT;
 }
 
 void cli_print_msgs(const ldx_msgs *m) { cli_print_msgs_from(m, 0); }

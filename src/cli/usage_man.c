@@ -144,7 +144,9 @@ int cli_usage_man(FILE *fp)
     para(fp, "logdx run exits with the command's status instead, unless --fail-on is given.");
     section(fp, "ENVIRONMENT");
     item(fp, "NO_COLOR", NULL, "When set and not empty, no colour.");
-    item(fp, "TMPDIR", NULL, "Where logdx run keeps its copy of the output (default /tmp).");
+    item(fp, "COLUMNS", NULL,
+         "Width of the text report. Without it, the terminal's width; 100 when the output "
+         "is not a terminal. Evidence lines are folded to it, never cut.");
     item(fp, "LOGDX_CACHE_DIR", NULL,
          "Where the prefilter databases compiled for --rules are kept, by content, so that "
          "the next run loads them instead of compiling (default $XDG_CACHE_HOME/logdx, or "

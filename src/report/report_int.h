@@ -30,6 +30,11 @@ extern const ldxi_format ldxi_format_github;
 extern const ldxi_format ldxi_format_jsonl;
 extern const ldxi_format ldxi_format_html;
 
+/* Folds display text into rows of at most avail columns, at a space near the row's end
+ * where there is one: ends[i] is the byte offset where row i ends. Returns the number of
+ * rows (at most max; text left over after them is not shown). Defined in wrap.c. */
+size_t ldxi_report_fold(const char *text, int avail, size_t *ends, size_t max);
+
 /* A malloc'd copy of s that is valid UTF-8 (each invalid byte becomes U+FFFD) with no
  * control characters but tab and line ends (others become spaces), so that a file name
  * of any bytes can go into JSON, XML or a workflow command; NULL when out of memory.

@@ -6,6 +6,9 @@
 
 #include "report_int.h"
 
+/* At most this many screen rows per evidence line (the scan keeps 300 bytes of one). */
+#define EVIDENCE_ROWS 8
+
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
 #define C_DIM "\033[2m"
@@ -33,35 +36,6 @@ static void upper(const char *s, char *out, size_t n)
     size_t i = 0;
     for (; s[i] && i + 1 < n; i++) out[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 32) : s[i];
     out[i] = '\0';
-}
-
-/* Prints text wrapped at width, each line indented; the first line after a prefix. */
-static void wrap(FILE *fp, const char *text, int indent, int width, const char *first_prefix)
-{
-    int avail = width - indent;
-    if (avail < 20) avail = 20;
-    const char *p = text;
-    int first = 1;
-    while (*p) {
-        while (*p == ' ' || *p == '\n') p++;
-        if (!*p) break;
-        const char *line_end = p, *last_space = NULL;
-        int n = 0;
-        while (*line_end && *line_end != '\n' && n < avail) {
-            if (*line_end == ' ') last_space = line_end;
-            /* count UTF-8 code points, not bytes */
-            if (((unsigned char)*line_end & 0xc0) != 0x80) n++;
-            line_end++;
-        }
-        if (*line_end && *line_end != '\n' && *line_end != ' ' && last_space) line_end = last_space;
-        if (first && first_prefix)
-            fprintf(fp, "%*s%s", indent - (int)strlen(first_prefix), "", first_prefix);
-        else
-            fprintf(fp, "%*s", indent, "");
-        fprintf(fp, "%.*s\n", (int)(line_end - p), p);
-        p = line_end;
-        first = 0;
-    }
 }
 
 static void sparkline(FILE *fp, const double *v, size_t n)
@@ -100,14 +74,25 @@ static void print_evidence(ldx_report *r, const ldx_diagnosis *d, size_t max)
     if (!d->nevidence) return;
     fprintf(fp, "    %sevidence%s\n", col(r, C_BOLD), col(r, C_RESET));
     int avail = r->opts.width - 8 - w;
-    if (avail < 40) avail = 40;
     for (size_t i = 0; i < shown; i++) {
         const ldx_evidence *e = &d->evidence[i];
-        /* the display text is valid UTF-8 already; cut it to the width again */
-        char *t = ldx_display_text(e->text, strlen(e->text), (size_t)avail);
-        fprintf(fp, "      %s%*llu%s  %s\n", col(r, C_DIM), w, (unsigned long long)e->line,
-                col(r, C_RESET), t ? t : "");
-        free(t);
+        /* the whole line as the scan kept it, folded to the width: cutting it at the
+         * edge of the screen would drop the sizes of an OOM line, or its captures */
+        size_t ends[EVIDENCE_ROWS], rows = ldxi_report_fold(e->text, avail, ends, EVIDENCE_ROWS);
+        size_t at = 0;
+        for (size_t k = 0; k < rows || k == 0; k++) {
+            size_t end = rows ? ends[k] : 0;
+            if (k == 0)
+                fprintf(fp, "      %s%*llu%s  ", col(r, C_DIM), w, (unsigned long long)e->line,
+                        col(r, C_RESET));
+            else
+                fprintf(fp, "      %*s  ", w, "");
+            size_t to = end;
+            if (k + 1 < rows && to > at && e->text[to - 1] == ' ') to--; /* the break */
+            fprintf(fp, "%.*s%s\n", (int)(to - at), e->text + at,
+                    k + 1 == rows && e->text[end] ? "…" : "");
+            at = end;
+        }
         /* a code the line carries, as its table names it */
         const char *name = e->row >= 0 ? ldx_table_cell(e->table, e->row, "name") : NULL;
         if (name && *name)
@@ -144,7 +129,7 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
                  (unsigned long long)d->action.line, d->action.text ? ": " : "",
                  d->action.text ? d->action.text : "");
         fprintf(fp, "    %saction%s\n", col(r, C_BOLD), col(r, C_RESET));
-        wrap(fp, what, 6, r->opts.width, NULL);
+        ldx_report_wrap(fp, what, 6, r->opts.width, NULL);
     }
     for (size_t i = 0; i < d->ntrends; i++) {
         const ldx_trend *t = &d->trends[i];
@@ -160,18 +145,18 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     if (brief) return;
     for (size_t i = 0; i < d->nadvice; i++) {
         fprintf(fp, "    %sfor your versions%s\n", col(r, C_BOLD), col(r, C_RESET));
-        wrap(fp, d->advice[i], 8, r->opts.width, "! ");
+        ldx_report_wrap(fp, d->advice[i], 8, r->opts.width, "! ");
     }
     fprintf(fp, "    %sroot cause%s\n", col(r, C_BOLD), col(r, C_RESET));
-    wrap(fp, ri->root_cause, 6, r->opts.width, NULL);
+    ldx_report_wrap(fp, ri->root_cause, 6, r->opts.width, NULL);
     fprintf(fp, "    %sfix%s\n", col(r, C_BOLD), col(r, C_RESET));
     for (size_t i = 0; i < ri->fix.n; i++) {
         char num[32];
         snprintf(num, sizeof num, "%zu. ", i + 1);
-        wrap(fp, ri->fix.v[i], 9, r->opts.width, num);
+        ldx_report_wrap(fp, ri->fix.v[i], 9, r->opts.width, num);
     }
     fprintf(fp, "    %sverify%s\n", col(r, C_BOLD), col(r, C_RESET));
-    for (size_t i = 0; i < ri->verify.n; i++) wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
+    for (size_t i = 0; i < ri->verify.n; i++) ldx_report_wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
 }
 
 /* "rank 2", "ranks 0,1,3", "ranks 0-63 (64)" */
@@ -286,7 +271,7 @@ static ldx_status t_file(ldx_report *r, const ldx_file_report *fr)
     }
     if (fr->launcher_note) {
         fprintf(fp, "\n%slauncher%s\n", col(r, C_BOLD), col(r, C_RESET));
-        wrap(fp, fr->launcher_note, 2, r->opts.width, NULL);
+        ldx_report_wrap(fp, fr->launcher_note, 2, r->opts.width, NULL);
     }
     for (size_t i = 0; i < fr->n; i++) print_block(r, i, &fr->diagnoses[i]);
     return LDX_OK;

@@ -15,6 +15,7 @@
 #define LDXI_EV_FIRST 3      /* evidence kept per signal: the first few hits ... */
 #define LDXI_EV_TEXT 300     /* ... with their text cut to this many bytes */
 #define LDXI_CAP_TEXT 80
+#define LDXI_EV_LEAD 48      /* context kept before captures when a long line is cut */
 #define LDXI_SERIES_MAX 16   /* trend series (ranks) kept per capture */
 #define LDXI_SAMPLES 32      /* values kept per series for display */
 #define LDXI_RANK_BITS 4096

@@ -276,12 +276,39 @@ static void need_parse(ldxi_linectx *lc, const char *text, size_t len)
     }
 }
 
+/* A hit's evidence text: the line's start, or, when its captures lie past what that
+ * keeps, the part of the line from a little before them, so that a report never shows a
+ * long line without the numbers the rule read from it. */
+static char *evidence_text(const ldxi_sigc *sc, const char *text, size_t len, const size_t *ov)
+{
+    size_t lo = SIZE_MAX, hi = 0;
+    for (size_t c = 0; c < sc->ncaps; c++)
+        if (ov[2 * c] != SIZE_MAX) {
+            if (ov[2 * c] < lo) lo = ov[2 * c];
+            if (ov[2 * c + 1] > hi) hi = ov[2 * c + 1];
+        }
+    if (lo == SIZE_MAX || hi + 3 <= LDXI_EV_TEXT) return ldx_display_text(text, len, LDXI_EV_TEXT);
+    size_t a = lo > LDXI_EV_LEAD ? lo - LDXI_EV_LEAD : 0;
+    if (hi - a + 6 > LDXI_EV_TEXT) a = lo;
+    while (a > 0 && ((unsigned char)text[a] & 0xc0) == 0x80) a--; /* a character's start */
+    char *t = ldx_display_text(text + a, len - a, LDXI_EV_TEXT - 3);
+    if (!t || a == 0) return t;
+    size_t n = strlen(t);
+    char *out = malloc(n + 4);
+    if (out) {
+        memcpy(out, "...", 3);
+        memcpy(out + 3, t, n + 1);
+    }
+    free(t);
+    return out;
+}
+
 /* Copies a hit's text and captures (ov: 2 offsets per capture, SIZE_MAX when unset). */
 static void fill_hit(ldxi_hit *h, const ldxi_sigc *sc, const char *text, size_t len,
                      const size_t *ov, const ldx_line_info *li)
 {
     h->info = *li;
-    h->text = ldx_display_text(text, len, LDXI_EV_TEXT);
+    h->text = evidence_text(sc, text, len, ov);
     h->caps = NULL;
     if (!sc->ncaps) return;
     h->caps = calloc(sc->ncaps, sizeof(char *));

@@ -3,7 +3,8 @@
 # `args` names) and the expected results of
 #     logdx ARGS < input.log            -> out.txt, out.err, rc
 #     logdx --format json ARGS < ...    -> out.json
-# run inside the folder, where ARGS is the content of `args` (default: input.log).
+# run inside the folder, where ARGS is the content of `args` (default: input.log), with
+# the variables that `env` sets (NAME=VALUE words; none by default, COLUMNS unset).
 #
 #   run.sh LOGDX            compare; exit 1 on any difference (shown as a diff)
 #   run.sh LOGDX --update   rewrite the expected files; review them with git diff
@@ -16,6 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/expect.sh disable=SC1091
 . "$here/../expect.sh"
 export NO_COLOR=1
+unset COLUMNS
 pass=0
 fail=0
 for dir in "$here"/*/; do
@@ -23,13 +25,15 @@ for dir in "$here"/*/; do
   cd "$dir" || exit 2
   args="input.log"
   [ -f args ] && args=$(cat args)
+  envs=
+  [ -f env ] && envs=$(cat env)
   in=/dev/null
   [ -f input.log ] && in=input.log
   # shellcheck disable=SC2086
-  "$logdx" $args <"$in" >"$tmp/out.txt" 2>"$tmp/out.err"
+  env $envs "$logdx" $args <"$in" >"$tmp/out.txt" 2>"$tmp/out.err"
   echo $? >"$tmp/rc"
   # shellcheck disable=SC2086
-  "$logdx" --format json $args <"$in" >"$tmp/out.json" 2>/dev/null
+  env $envs "$logdx" --format json $args <"$in" >"$tmp/out.json" 2>/dev/null
   ok=1
   expect_files "golden $case" "$update" "$tmp" out.txt out.err out.json rc || ok=0
   if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi

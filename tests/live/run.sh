@@ -12,6 +12,7 @@ oom=$root/tests/golden/torchrun-oom-cascade/input.log
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export NO_COLOR=1 TMPDIR="$tmp/keep"
+unset COLUMNS
 mkdir "$TMPDIR"
 cd "$tmp" || exit 2
 fail=0

@@ -32,6 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck source=tests/expect.sh disable=SC1091
 . "$here/../expect.sh"
 export NO_COLOR=1
+unset COLUMNS
 pass=0
 fail=0
 checks=""
