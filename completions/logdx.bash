@@ -1,9 +1,28 @@
-# bash completion for logdx. Written from the option table (src/cli/options.c);
-# tests/live/run.sh checks that every option of `logdx --help` is here.
+# bash completion for logdx. Written by `logdx help-completion bash` from the option
+# and command tables (src/cli/options.c); do not edit.
 
 _logdx_rule_ids()
 {
     logdx rules list 2>/dev/null | awk 'NR > 1 { print $1 }'
+}
+
+# The arguments of a command of N words: $2... say what each is (the last @file
+# repeats). Reads pos and cur from _logdx.
+_logdx_args()
+{
+    local n=$1
+    shift
+    local -a t=("$@")
+    local a=$((${#pos[@]} - n)) k=
+    ((a < ${#t[@]})) && k=${t[a]}
+    [[ -z $k && ${t[${#t[@]} - 1]} == @file ]] && k=@file
+    case $k in
+        @file) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        @rule) COMPREPLY=($(compgen -W "$(_logdx_rule_ids)" -- "$cur")) ;;
+        @cmd) COMPREPLY=($(compgen -W "--" -- "$cur")) ;;
+        '') ;;
+        *) COMPREPLY=($(compgen -W "$k" -- "$cur")) ;;
+    esac
 }
 
 _logdx()
@@ -11,12 +30,10 @@ _logdx()
     local cur prev
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local opts="--format -f --rules -r --no-default-rules --fail-on --quiet -q --baseline
-        --include --exclude --max-members --max-decoded --follow-links --jobs -j --redact --follow --keep-log --progress --strict --perf --color
-        --no-color --help -h --version -V"
-    local takes_value="--format -f --rules -r --fail-on --baseline --include --exclude --max-members --max-decoded --jobs -j --keep-log --progress --color"
+    local opts="--format -f --output -o --rules -r --no-default-rules --fail-on --quiet -q --baseline --include --exclude --max-members --max-decoded --follow-links --jobs -j --redact --follow --keep-log --progress --strict --perf --color --no-color --help -h --version -V"
+    local takes_value="--format -f --output -o --rules -r --fail-on --baseline --include --exclude --max-members --max-decoded --jobs -j --keep-log --progress --color"
 
-    # The words so far without options and their values: the subcommand and its arguments.
+    # The words so far without options and their values: the command and its arguments.
     local -a pos=()
     local i w skip=0
     for ((i = 1; i < COMP_CWORD; i++)); do
@@ -42,11 +59,50 @@ _logdx()
     done
 
     case $prev in
-        --format | -f) COMPREPLY=($(compgen -W "text json sarif junit github" -- "$cur")); return ;;
-        --fail-on) COMPREPLY=($(compgen -W "critical high medium low info never" -- "$cur")); return ;;
-        --progress | --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-        --rules | -r | --baseline | --keep-log) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --include | --exclude | --jobs | -j) return ;;
+        --format | -f)
+            COMPREPLY=($(compgen -W "text json sarif junit github jsonl html" -- "$cur"))
+            return ;;
+        --output | -o)
+            if [[ $cur == *=* ]]; then
+                COMPREPLY=($(compgen -f -P "${cur%%=*}=" -- "${cur#*=}"))
+            else
+                compopt -o nospace 2>/dev/null
+                COMPREPLY=($(compgen -W "text= json= sarif= junit= github= jsonl= html=" -- "$cur"))
+            fi
+            return ;;
+        --rules | -r)
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return ;;
+        --fail-on)
+            COMPREPLY=($(compgen -W "critical high medium low info never" -- "$cur"))
+            return ;;
+        --baseline)
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return ;;
+        --include)
+            
+            return ;;
+        --exclude)
+            
+            return ;;
+        --max-members)
+            
+            return ;;
+        --max-decoded)
+            
+            return ;;
+        --jobs | -j)
+            
+            return ;;
+        --keep-log)
+            COMPREPLY=($(compgen -f -- "$cur"))
+            return ;;
+        --progress)
+            COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+            return ;;
+        --color)
+            COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+            return ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
@@ -54,22 +110,24 @@ _logdx()
     fi
     case ${pos[0]} in
         '') COMPREPLY=($(compgen -W "scan rules explain run" -- "$cur") $(compgen -f -- "$cur")) ;;
+        scan)
+            _logdx_args 1 @file ;;
         rules)
-            case ${#pos[@]} in
-                1) COMPREPLY=($(compgen -W "list classes show lint test graph patterns profile" -- "$cur")) ;;
-                *) case ${pos[1]} in
-                       show) ((${#pos[@]} == 2)) && COMPREPLY=($(compgen -W "$(_logdx_rule_ids)" -- "$cur")) ;;
-                       graph) ((${#pos[@]} == 2)) && COMPREPLY=($(compgen -W "dot" -- "$cur")) ;;
-                       lint | test) COMPREPLY=($(compgen -f -- "$cur")) ;;
-                   esac ;;
+            if ((${#pos[@]} == 1)); then
+                COMPREPLY=($(compgen -W "list classes show lint test graph patterns profile" -- "$cur"))
+                return
+            fi
+            case ${pos[1]} in
+                show) _logdx_args 2 @rule ;;
+                lint) _logdx_args 2 @file ;;
+                test) _logdx_args 2 @file ;;
+                graph) _logdx_args 2 dot ;;
+                profile) _logdx_args 2 @file ;;
             esac ;;
         explain)
-            if ((${#pos[@]} == 1)); then
-                COMPREPLY=($(compgen -W "$(_logdx_rule_ids)" -- "$cur"))
-            else
-                COMPREPLY=($(compgen -f -- "$cur"))
-            fi ;;
-        run) COMPREPLY=($(compgen -W "--" -- "$cur")) ;;
+            _logdx_args 1 @rule @file ;;
+        run)
+            _logdx_args 1 @cmd ;;
         *) COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac
 }

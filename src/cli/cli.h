@@ -33,6 +33,8 @@ typedef struct {
     bool fail_on_set;     /* --fail-on was given (logdx run then exits 0/1/2, not as the command) */
     int progress;         /* -1 auto (stderr is a terminal), 0 never, 1 always */
     int color;          /* -1 auto, 0 never, 1 always */
+    const char **outputs; /* --output FORMAT=PATH (repeatable), checked by the parser */
+    size_t noutputs;
     const char **args;  /* positional arguments after the subcommand */
     size_t nargs;
 } cli_opts;
@@ -43,9 +45,23 @@ typedef struct {
     char shrt;
     const char *arg;    /* NULL: a flag */
     const char *help;
+    const char *values; /* its argument's values, for the completions (options.c) */
 } cli_option;
 
 extern const cli_option cli_options[];
+
+/* One command: its name ("rules show"), its arguments' synopsis, a line of help, and
+ * what its arguments are for the completions (see options.c). */
+typedef struct {
+    const char *name;
+    const char *args;
+    const char *help;
+    const char *complete;
+} cli_command;
+
+extern const cli_command cli_commands[];
+/* What a PATH may be, as --help and the man page say it. */
+extern const char cli_inputs_text[];
 
 int cli_parse(int argc, char **argv, cli_opts *o);
 void cli_usage(FILE *fp);
@@ -68,6 +84,35 @@ bool cli_color(const cli_opts *o, int fd);
 #define CLI_WIDTH_MAX 400
 int cli_width(int fd);
 
+/* The reports of one scan (outputs.c): the --format one on stdout unless an --output
+ * names "-", and one per --output FORMAT=PATH. */
+typedef struct {
+    const char *format, *path; /* path "-": stdout */
+    FILE *fp;
+    ldx_report *report;
+    bool failed;
+    int err; /* errno of the first failed write */
+} cli_output;
+
+typedef struct {
+    cli_output *v;
+    size_t n;
+    bool open_failed; /* some --output could not be created (said on stderr) */
+} cli_outputs;
+
+/* 0 when spec is FORMAT=PATH with a known format, else -1 with a message. */
+int cli_output_check(const char *spec);
+/* Opens every output: stdout's (std; left out when std_done, the report having been
+ * printed as it went) and the --output files. A file that cannot be created is said on
+ * stderr and left out, with open_failed set. Returns -1 to go on, or an exit status
+ * (conflicting --output options, out of memory). */
+int cli_outputs_open(cli_outputs *out, const cli_opts *o, FILE *std, bool color, int width,
+                     bool quiet, bool std_done);
+/* Each returns false when some output failed (the others go on); close says which. */
+bool cli_outputs_file(cli_outputs *out, const ldx_file_report *fr);
+bool cli_outputs_finish(cli_outputs *out, const ldx_msgs *errors);
+bool cli_outputs_close(cli_outputs *out);
+
 int cmd_scan(cli_opts *o);
 int cmd_rules(cli_opts *o);
 int cmd_explain(cli_opts *o);
@@ -77,6 +122,9 @@ int cmd_run(cli_opts *o);
 int cmd_follow(cli_opts *o);
 /* The man page, in roff, from the option table (the hidden `logdx help-man [FILE]`). */
 int cli_usage_man(FILE *fp);
+/* The bash or zsh completion script from the same tables (the hidden `logdx
+ * help-completion SHELL [FILE]`); -1 for another shell or a write error. */
+int cli_usage_completion(FILE *fp, const char *shell);
 
 /* A scanner fed line by line, for run and --follow (live.c). */
 typedef struct {

@@ -56,7 +56,7 @@ typedef struct {
     size_t files_done;
     uint64_t bytes_done, bytes_total;
     /* Main thread only. */
-    ldx_report *report;
+    cli_outputs out;
     ldx_msgs *errors;         /* problems outside any one log */
     ldx_redactor *redactor;   /* --redact: one mapping for the run, applied in list order */
     int worst;                /* the highest severity reported */
@@ -276,7 +276,7 @@ static ldx_status report_one(scan_ctx *c, task *t, ldx_file_report *fr)
     cli_print_msgs(fr->errors);
     int w = ldx_file_report_worst(fr);
     if (w > c->worst) c->worst = w;
-    if (ldx_report_file(c->report, fr) != LDX_OK) c->out_failed = true;
+    if (!cli_outputs_file(&c->out, fr)) c->out_failed = true;
     summary_row row = {.path = strdup(fr->path), .worst = w};
     if (fr->n) {
         row.klass = fr->diagnoses[0].rule->klass;
@@ -492,11 +492,15 @@ int cmd_scan(cli_opts *o)
     pthread_mutex_init(&c.mu, NULL);
     pthread_cond_init(&c.cv, NULL);
     ldx_file_report *baseline = NULL;
-    ldx_report_opts ro = {.color = cli_color(o, STDOUT_FILENO), .quiet = o->quiet, .fail_on = o->fail_on,
-                          .width = cli_width(STDOUT_FILENO)};
-    int rc = EXIT_ERROR;
+    int rc = cli_outputs_open(&c.out, o, stdout, cli_color(o, STDOUT_FILENO),
+                              cli_width(STDOUT_FILENO), o->quiet, false);
+    /* a report that cannot be written stops the scan before it starts */
+    if (rc >= 0 || c.out.open_failed) {
+        rc = EXIT_ERROR;
+        goto out;
+    }
+    rc = EXIT_ERROR;
     if (ldx_msgs_create(&c.errors) != LDX_OK ||
-        ldx_report_create(&c.report, o->format, &ro, stdout) != LDX_OK ||
         (o->redact && ldx_redactor_create(&c.redactor) != LDX_OK)) {
         fprintf(stderr, "logdx: out of memory\n");
         goto out;
@@ -564,13 +568,14 @@ int cmd_scan(cli_opts *o)
         c.failed = true;
     }
 
-    if (ldx_report_finish(c.report, c.errors) != LDX_OK) c.out_failed = true;
-    if (!c.out_failed && !strcmp(o->format, "text") && !o->quiet && c.nrows > 1) {
-        print_summary(&c, stdout);
-        if (fflush(stdout) != 0 || ferror(stdout)) c.out_failed = true;
-    }
+    /* a text report of several files ends with what they have in common (the text
+     * format's own end prints nothing) */
+    for (size_t i = 0; i < c.out.n; i++)
+        if (!strcmp(c.out.v[i].format, "text") && !o->quiet && c.nrows > 1 && !c.out.v[i].failed)
+            print_summary(&c, c.out.v[i].fp);
+    if (!cli_outputs_finish(&c.out, c.errors)) c.out_failed = true;
+    if (!cli_outputs_close(&c.out)) c.out_failed = true;
     if (c.out_failed) {
-        if (errno != EPIPE) fprintf(stderr, "logdx: cannot write the report: %s\n", strerror(errno));
         rc = EXIT_ERROR;
     } else if (st == LDX_ENOMEM) {
         fprintf(stderr, "logdx: out of memory\n");
@@ -585,7 +590,7 @@ out:
     free(c.tasks);
     for (size_t i = 0; i < c.nrows; i++) free(c.rows[i].path);
     free(c.rows);
-    ldx_report_destroy(c.report);
+    cli_outputs_close(&c.out);
     ldx_redactor_destroy(c.redactor);
     ldx_file_report_destroy(baseline);
     ldx_msgs_destroy(c.errors);

@@ -78,25 +78,24 @@ int cli_live_report(cli_live *lv, const char *name, FILE *fp, bool color, bool s
     cli_print_msgs(fr->errors);
     bool failed = lv->rule_errors || ldx_msgs_errors(fr->errors) > 0;
     int worst = ldx_file_report_worst(fr);
-    ldx_report_opts ro = {.color = color, .quiet = o->quiet, .fail_on = o->fail_on,
-                          .width = cli_width(fileno(fp))};
-    ldx_report *rep = NULL;
+    /* said: the live lines, in this very format, were stdout's report already; the
+     * --output files still get theirs */
+    cli_outputs out;
+    int orc = cli_outputs_open(&out, o, fp, color, cli_width(fileno(fp)), o->quiet, said);
+    if (orc >= 0) {
+        ldx_file_report_destroy(fr);
+        return orc;
+    }
     ldx_msgs *errs = NULL;
-    bool out_failed = ldx_msgs_create(&errs) != LDX_OK ||
-                      ldx_report_create(&rep, o->format, &ro, fp) != LDX_OK;
+    bool out_failed = ldx_msgs_create(&errs) != LDX_OK;
     if (!out_failed && lv->rule_errors)
         ldx_msgs_add(errs, LDX_MSG_ERROR, NULL, 0, 0,
                      "some rules are invalid and were left out (see the messages above)");
-    /* said: the live lines, in this very format, were the report already */
-    if (!out_failed && !said)
-        out_failed = ldx_report_file(rep, fr) != LDX_OK || ldx_report_finish(rep, errs) != LDX_OK;
-    ldx_report_destroy(rep);
+    if (!out_failed) out_failed = !cli_outputs_file(&out, fr) || !cli_outputs_finish(&out, errs);
+    if (!cli_outputs_close(&out)) out_failed = true;
     ldx_msgs_destroy(errs);
     ldx_file_report_destroy(fr);
-    if (out_failed) {
-        if (errno != EPIPE) fprintf(stderr, "logdx: cannot write the report: %s\n", strerror(errno));
-        return EXIT_ERROR;
-    }
+    if (out_failed) return EXIT_ERROR;
     if (failed) return EXIT_ERROR;
     return (o->fail_on >= 0 && worst >= o->fail_on) ? EXIT_FOUND : EXIT_CLEAN;
 }

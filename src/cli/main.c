@@ -32,6 +32,14 @@ int main(int argc, char **argv)
         rc = fp && cli_usage_man(fp) == 0 ? EXIT_CLEAN : EXIT_ERROR;
         if (fp && fp != stdout && fclose(fp) != 0) rc = EXIT_ERROR;
         if (!fp) perror("logdx: help-man");
+    } else if (!strcmp(sub, "help-completion")) {
+        /* hidden: completions/ is written with it, from the same tables */
+        const char *shell = o.nargs > 1 ? o.args[1] : "";
+        FILE *fp = o.nargs > 2 ? fopen(o.args[2], "w") : stdout;
+        rc = fp && cli_usage_completion(fp, shell) == 0 ? EXIT_CLEAN : EXIT_ERROR;
+        if (fp && fp != stdout && fclose(fp) != 0) rc = EXIT_ERROR;
+        if (!fp) perror("logdx: help-completion");
+        else if (rc) fprintf(stderr, "logdx: help-completion takes bash or zsh\n");
     } else if (!strcmp(sub, "run")) {
         rc = command(cmd_run, &o, true);
     } else if (o.follow && (!strcmp(sub, "explain") || !strcmp(sub, "rules"))) {

@@ -7,51 +7,67 @@
 
 #include "cli.h"
 
+/* values: what an option's argument may be, for the completions: a list of words, or
+ * "@formats" (the report formats), "@output" (FORMAT=PATH), "@file", "" (free text). */
 const cli_option cli_options[] = {
-    {"format", 'f', "FMT", "output format: text (default), json, jsonl, sarif, junit, github or html"},
-    {"rules", 'r', "PATH", "add rule files or folders (repeatable); a rule with a built-in's id replaces it"},
-    {"no-default-rules", 0, NULL, "leave the built-in rules out"},
-    {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never"},
-    {"quiet", 'q', NULL, "one line per diagnosis"},
-    {"baseline", 0, "LOG", "a healthy run of the same job: what also fires there is ranked down and does not fail"},
-    {"include", 0, "GLOB", "in folders, scan only files whose name matches (repeatable)"},
-    {"exclude", 0, "GLOB", "in folders, skip files or folders whose name matches (repeatable)"},
-    {"max-members", 0, "N", "stop reading an archive after N members (default 1000000)"},
-    {"max-decoded", 0, "SIZE", "stop reading an input after SIZE decoded bytes, e.g. 200G (default 1T)"},
-    {"follow-links", 0, NULL, "in folders, also follow symbolic links that point outside the folder given"},
-    {"jobs", 'j', "N", "scan with N threads (default: the number of cores)"},
-    {"redact", 0, NULL, "replace host names, IP addresses, user names and tokens in evidence with placeholders"},
-    {"follow", 0, NULL, "watch a growing log and report as soon as a rule fires"},
-    {"keep-log", 0, "PATH", "run: also write the command's output to PATH (the report's line numbers point into it)"},
-    {"progress", 0, "WHEN", "progress on stderr: auto (default: when it is a terminal), always, never"},
-    {"strict", 0, NULL, "rules lint: also require 2+ examples of each kind per rule and a rule for every class"},
-    {"perf", 0, NULL, "rules lint: also warn about patterns without a literal of 3+ characters or not prefiltered"},
-    {"color", 0, "WHEN", "colour: auto (default: on a terminal, never with NO_COLOR), always, never"},
-    {"no-color", 0, NULL, "same as --color=never"},
-    {"help", 'h', NULL, "show this help"},
-    {"version", 'V', NULL, "show the version"},
-    {NULL, 0, NULL, NULL},
+    {"format", 'f', "FMT", "output format: text (default), json, jsonl, sarif, junit, github or html", "@formats"},
+    {"output", 'o', "FMT=PATH", "also write a FMT report to PATH from the same scan (repeatable; PATH '-': instead of stdout's)", "@output"},
+    {"rules", 'r', "PATH", "add rule files or folders (repeatable); a rule with a built-in's id replaces it", "@file"},
+    {"no-default-rules", 0, NULL, "leave the built-in rules out", NULL},
+    {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never", "critical high medium low info never"},
+    {"quiet", 'q', NULL, "one line per diagnosis", NULL},
+    {"baseline", 0, "LOG", "a healthy run of the same job: what also fires there is ranked down and does not fail", "@file"},
+    {"include", 0, "GLOB", "in folders, scan only files whose name matches (repeatable)", ""},
+    {"exclude", 0, "GLOB", "in folders, skip files or folders whose name matches (repeatable)", ""},
+    {"max-members", 0, "N", "stop reading an archive after N members (default 1000000)", ""},
+    {"max-decoded", 0, "SIZE", "stop reading an input after SIZE decoded bytes, e.g. 200G (default 1T)", ""},
+    {"follow-links", 0, NULL, "in folders, also follow symbolic links that point outside the folder given", NULL},
+    {"jobs", 'j', "N", "scan with N threads (default: the number of cores)", ""},
+    {"redact", 0, NULL, "replace host names, IP addresses, user names and tokens in evidence with placeholders", NULL},
+    {"follow", 0, NULL, "watch a growing log and report as soon as a rule fires", NULL},
+    {"keep-log", 0, "PATH", "run: also write the command's output to PATH (the report's line numbers point into it)", "@file"},
+    {"progress", 0, "WHEN", "progress on stderr: auto (default: when it is a terminal), always, never", "auto always never"},
+    {"strict", 0, NULL, "rules lint: also require 2+ examples of each kind per rule and a rule for every class", NULL},
+    {"perf", 0, NULL, "rules lint: also warn about patterns without a literal of 3+ characters or not prefiltered", NULL},
+    {"color", 0, "WHEN", "colour: auto (default: on a terminal, never with NO_COLOR), always, never", "auto always never"},
+    {"no-color", 0, NULL, "same as --color=never", NULL},
+    {"help", 'h', NULL, "show this help", NULL},
+    {"version", 'V', NULL, "show the version", NULL},
+    {NULL, 0, NULL, NULL, NULL},
 };
+
+/* The commands, for --help, the man page and the completions. args: what the
+ * command's words after its name are, for the completions: "@rule" (a rule id) then
+ * what follows, "@file" (paths), a list of words, "@cmd" (a command line after --). */
+const cli_command cli_commands[] = {
+    {"[scan]", "[OPTIONS] [PATH ...]", "diagnose logs (no PATH or '-': stdin)", "@file"},
+    {"rules list", NULL, "every rule: id, class, severity, title", NULL},
+    {"rules classes", NULL, "the failure classes a rule may name", NULL},
+    {"rules show", "ID", "one rule in full", "@rule"},
+    {"rules lint", "[PATH ...]", "check rule files", "@file"},
+    {"rules test", "[PATH ...]", "run the rules' own examples", "@file"},
+    {"rules graph", "[dot]", "what each failure class can set off", "dot"},
+    {"rules patterns", NULL, "every signal pattern, one a line", NULL},
+    {"rules profile", "LOG", "what each rule costs on a log", "@file"},
+    {"explain", "RULE [LOG]", "why a rule fired on a log, or why not", "@rule @file"},
+    {"run", "[OPTIONS] -- CMD [ARG...]", "run CMD, pass its output through, diagnose it", "@cmd"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const char cli_inputs_text[] =
+    "A PATH may be a file, a folder (scanned recursively), a compressed log (gzip, zstd, xz,\n"
+    "bzip2) or an archive of logs (tar, tar.gz, zip; compressed members too), recognised by content.";
 
 void cli_usage(FILE *fp)
 {
-    fputs("usage: logdx [scan] [OPTIONS] [PATH ...]   diagnose logs (no PATH or '-': stdin)\n"
-          "       logdx rules list                     every rule: id, class, severity, title\n"
-          "       logdx rules classes                  the failure classes a rule may name\n"
-          "       logdx rules show ID                  one rule in full\n"
-          "       logdx rules lint [PATH ...]          check rule files\n"
-          "       logdx rules test [PATH ...]          run the rules' own examples\n"
-          "       logdx rules graph [dot]              what each failure class can set off\n"
-          "       logdx rules patterns                 every signal pattern, one a line\n"
-          "       logdx rules profile LOG              what each rule costs on a log\n"
-          "       logdx explain RULE [LOG]             why a rule fired on a log, or why not\n"
-          "       logdx run [OPTIONS] -- CMD [ARG...]  run CMD, pass its output through, diagnose it\n"
-          "\n"
-          "A PATH may be a file, a folder (scanned recursively), a compressed log (gzip, zstd, xz,\n"
-          "bzip2) or an archive of logs (tar, tar.gz, zip; compressed members too), recognised by content.\n"
-          "Exit status: 0 nothing at or above --fail-on, 1 something found, 2 an error.\n"
-          "\noptions:\n",
-          fp);
+    for (const cli_command *c = cli_commands; c->name; c++) {
+        char left[80];
+        snprintf(left, sizeof left, "logdx %s%s%s", c->name, c->args ? " " : "", c->args ? c->args : "");
+        fprintf(fp, "%s%-36s %s\n", c == cli_commands ? "usage: " : "       ", left, c->help);
+    }
+    fprintf(fp, "\n%s\nExit status: 0 nothing at or above --fail-on, 1 something found, 2 an error.\n"
+                "\noptions:\n",
+            cli_inputs_text);
     for (const cli_option *o = cli_options; o->lng; o++) {
         char left[64];
         if (o->shrt)
@@ -93,6 +109,12 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
             return EXIT_ERROR;
         }
         o->format = val;
+    } else if (!strcmp(n, "output")) {
+        if (cli_output_check(val) != 0) return EXIT_ERROR;
+        const char **v = realloc(o->outputs, (o->noutputs + 1) * sizeof(char *));
+        if (!v) return EXIT_ERROR;
+        o->outputs = v;
+        o->outputs[o->noutputs++] = val;
     } else if (!strcmp(n, "rules")) {
         const char **v = realloc(o->rule_paths, (o->nrule_paths + 1) * sizeof(char *));
         if (!v) return EXIT_ERROR;
@@ -244,6 +266,7 @@ void cli_free(cli_opts *o)
     free(o->include);
     free(o->exclude);
     free(o->rule_paths);
+    free(o->outputs);
     free(o->args);
 }
 

@@ -202,15 +202,50 @@ check "follow: without -q the full report comes at the end too" \
 "$logdx" --follow a b >/dev/null 2>&1
 check "follow: two files is an error" '[ $? = 2 ]'
 
-# --- completions and man page against the option table ---------------------------------
+# --- completions, man page and README against the option table -----------------------
+# completions/ is what `logdx help-completion` writes from the tables
+for sh in bash:logdx.bash zsh:_logdx; do
+  "$logdx" help-completion "${sh%%:*}" >comp.out
+  cmp -s comp.out "$root/completions/${sh#*:}" ||
+    bad "completions/${sh#*:} differs from logdx help-completion ${sh%%:*} (rewrite it with that)"
+done
 opts=$("$logdx" --help | sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p')
 check "help lists options" '[ -n "$opts" ]'
+"$logdx" help-man | sed 's/\\-/-/g' >man.txt
 for o in $opts; do
   grep -q -- "--$o" "$root/completions/logdx.bash" || bad "completions/logdx.bash lacks --$o"
   grep -q -- "--$o" "$root/completions/_logdx" || bad "completions/_logdx lacks --$o"
-  "$logdx" help-man | sed 's/\\-/-/g' | grep -q -- "--$o" || bad "help-man lacks --$o"
+  grep -q -- "--$o" man.txt || bad "help-man lacks --$o"
 done
+# every command of --help is in the man page's synopsis and the README
+"$logdx" --help | sed -n 's/^\(usage:\)\{0,1\} *logdx \([a-z]* \{0,1\}[a-z]*\).*/\2/p' |
+  sed 's/ *$//; s/\[scan\]/scan/' >cmds
+check "help lists commands" '[ "$(wc -l <cmds)" -ge 10 ]'
+while read -r c; do
+  grep -q "^\.B logdx \[*$c" man.txt || bad "man page synopsis lacks logdx $c"
+  grep -q "logdx $c\|logdx \[$c\]" "$root/README.md" || bad "README lacks logdx $c"
+done <cmds
+# the README's copy of --help is --help
+sed -n '/^usage: logdx/,/^```/p' "$root/README.md" | sed '$d' >readme.help
+"$logdx" --help >help.txt
+check "README's options block is logdx --help" 'cmp -s readme.help help.txt'
 check "bash completion loads" 'bash -c ". \"$root/completions/logdx.bash\" && complete -p logdx" >/dev/null'
+# what it offers, with the built logdx on PATH for the rule ids
+mkdir -p bin && ln -sf "$logdx" bin/logdx
+comp() { # words... (the last is being completed): the candidates, one a line
+  PATH="$PWD/bin:$PATH" bash -c '. "$0"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _logdx; printf "%s\n" "${COMPREPLY[@]}"' \
+    "$root/completions/logdx.bash" "$@"
+}
+check "completion: --format offers every format" '[ "$(comp logdx --format "" | sort | tr "\n" " ")" = "$("$logdx" --help | sed -n "s/.*--format FMT.*text (default), \(.*\)/text \1/p" | tr -d , | sed "s/ or / /" | tr " " "\n" | sort | tr "\n" " ")" ]'
+check "completion: -o offers FORMAT=" 'comp logdx -o sa | grep -qx "sarif="'
+check "completion: -o FORMAT= offers paths" 'touch out.sarif && comp logdx -o sarif=out.s | grep -qx "sarif=out.sarif"'
+check "completion: rules commands" 'comp logdx rules "" | grep -qx profile && comp logdx rules "" | grep -qx classes'
+check "completion: rules show offers rule ids" 'comp logdx rules show cuda-oom-py | grep -qx cuda-oom-pytorch'
+check "completion: explain RULE then files" 'comp logdx explain cuda-oom-py | grep -qx cuda-oom-pytorch && comp logdx explain cuda-oom-pytorch out.s | grep -qx out.sarif'
+check "completion: --fail-on severities" 'comp logdx --fail-on h | grep -qx high'
+if command -v zsh >/dev/null; then
+  check "zsh completion parses" 'zsh -n "$root/completions/_logdx"'
+fi
 if command -v groff >/dev/null; then
   "$logdx" help-man >logdx.1
   check "man page renders without warnings" '[ -z "$(groff -man -ww -z logdx.1 2>&1)" ]'
