@@ -29,6 +29,8 @@ typedef struct {
     int jobs;             /* -j N: threads; 0 = the number of cores */
     bool redact;          /* --redact: hosts, IPs, users, tokens -> placeholders */
     bool follow;          /* --follow: watch a growing file */
+    int pid;              /* --follow --pid PID: until that process has exited (0: none) */
+    double idle;          /* --follow --idle SECONDS: until nothing new for that long (0: none) */
     const char *keep_log; /* run --keep-log PATH: a copy of the command's output */
     bool fail_on_set;     /* --fail-on was given (logdx run then exits 0/1/2, not as the command) */
     int progress;         /* -1 auto (stderr is a terminal), 0 never, 1 always */

@@ -13,6 +13,9 @@
  * its start as the log's next part, and what was found before stays found (said on
  * stderr); line numbers go on counting across the parts. Without FILE, or with "-",
  * standard input is followed until it ends.
+ * It also ends by itself with --pid PID, once that process has exited and what it
+ * wrote is read (as tail --pid), and with --idle SECONDS, when nothing new came for
+ * that long.
  * Compressed files are not recognised here: a growing log is plain text. */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +48,11 @@ typedef struct {
     FILE *live_fp;
     bool live_color;
     double last_announce;
+    double last_data;      /* when bytes last came */
+    int pid;               /* --pid, 0: none */
+    double idle;           /* --idle, 0: none */
+    bool ended;            /* --pid or --idle ended the watch (said on stderr) */
+    bool never;            /* ... before the file appeared: there is nothing to report */
 } follow_ctx;
 
 static double now_s(void)
@@ -116,12 +124,27 @@ static void next_part(follow_ctx *c)
     cli_splitter_flush(&c->sp, &c->lineno, cli_live_line, &c->lv);
 }
 
+/* Whether --pid or --idle ends the watch now; says why once. Called when all that
+ * was written has been read, so that the process's last lines are in the report. */
+static bool done(follow_ctx *c)
+{
+    if (c->ended) return true;
+    if (c->pid && kill(c->pid, 0) != 0 && errno == ESRCH) {
+        fprintf(stderr, "logdx: process %d has exited\n", c->pid);
+        c->ended = true;
+    } else if (c->idle > 0 && now_s() - c->last_data >= c->idle) {
+        fprintf(stderr, "logdx: nothing new for %g s\n", c->idle);
+        c->ended = true;
+    }
+    return c->ended;
+}
+
 /* Opens the file, waiting for it to appear if it is not there yet (a job just
  * starting). -1 when stopped first or on another error (said). */
-static int open_wait(const char *path)
+static int open_wait(follow_ctx *c, const char *path)
 {
     bool said = false;
-    while (!stop_sig) {
+    while (!stop_sig && !done(c)) {
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd >= 0) return fd;
         if (errno != ENOENT) {
@@ -138,6 +161,7 @@ static int open_wait(const char *path)
 static ldx_status feed(follow_ctx *c, const char *buf, size_t n)
 {
     c->lv.bytes += n;
+    c->last_data = now_s();
     return cli_splitter_feed(&c->sp, buf, n, &c->lineno, cli_live_line, &c->lv);
 }
 
@@ -158,7 +182,13 @@ static ldx_status drain(follow_ctx *c, int fd, char *buf)
 /* A regular file: poll it for growth, truncation, rotation and deletion. */
 static ldx_status follow_file(follow_ctx *c, const char *path, char *buf)
 {
-    int fd = open_wait(path);
+    int fd = open_wait(c, path);
+    if (fd < 0 && c->ended) {
+        /* a gate must not pass on a log that was never written */
+        fprintf(stderr, "logdx: %s never appeared\n", path);
+        c->never = true;
+        return LDX_EIO;
+    }
     if (fd < 0) return stop_sig ? LDX_OK : LDX_EIO;
     struct stat st;
     fstat(fd, &st);
@@ -168,6 +198,13 @@ static ldx_status follow_file(follow_ctx *c, const char *path, char *buf)
         if (s == LDX_EIO) fprintf(stderr, "logdx: %s: read error: %s\n", path, strerror(errno));
         if (s != LDX_EOF) break;
         if ((s = announce(c)) != LDX_OK) break;
+        /* the process gone: one more read takes what it wrote last */
+        bool gone = c->pid && kill(c->pid, 0) != 0 && errno == ESRCH;
+        if (gone || done(c)) {
+            if (gone && (s = drain(c, fd, buf)) == LDX_EOF) s = announce(c);
+            done(c);
+            break;
+        }
         sleep_ms(POLL_MS);
         if (stop_sig) break;
         struct stat now, named;
@@ -181,7 +218,7 @@ static ldx_status follow_file(follow_ctx *c, const char *path, char *buf)
                             "keeping what was found (from line %llu on)\n",
                     path, (unsigned long long)c->lineno + 1);
             close(fd);
-            if ((fd = open_wait(path)) < 0) return stop_sig ? LDX_OK : LDX_EIO;
+            if ((fd = open_wait(c, path)) < 0) return stop_sig || c->ended ? LDX_OK : LDX_EIO;
             fstat(fd, &st);
         } else if (now.st_nlink == 0) {
             if (drain(c, fd, buf) == LDX_EIO) s = LDX_EIO;
@@ -208,6 +245,7 @@ static ldx_status follow_stream(follow_ctx *c, int fd, char *buf)
         if (n < 0 && errno == EINTR) continue;
         if (n == 0) {
             LDX_TRY(announce(c));
+            if (done(c)) break; /* a quiet pipe: what it had is read */
             continue;
         }
         ssize_t r = read(fd, buf, CHUNK);
@@ -230,7 +268,7 @@ int cmd_follow(cli_opts *o)
         return EXIT_ERROR;
     }
     const char *path = o->nargs ? o->args[0] : "-";
-    follow_ctx c = {.name = path};
+    follow_ctx c = {.name = path, .pid = o->pid, .idle = o->idle};
     if (cli_live_start(&c.lv, o) != LDX_OK) {
         cli_live_end(&c.lv);
         return EXIT_ERROR;
@@ -239,7 +277,7 @@ int cmd_follow(cli_opts *o)
     bool text = !strcmp(o->format, "text");
     c.live_fp = text ? stdout : stderr;
     c.live_color = cli_color(o, text ? STDOUT_FILENO : STDERR_FILENO);
-    c.last_announce = now_s();
+    c.last_announce = c.last_data = now_s();
 
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_stop; /* no SA_RESTART: a blocked read or sleep ends at once */
@@ -279,7 +317,7 @@ int cmd_follow(cli_opts *o)
     /* with -q in text, each diagnosis was printed as it came, in the very same line: the
      * report would say it all again */
     bool said = o->quiet && c.live_fp == stdout;
-    int rc = cli_live_report(&c.lv, path, stdout, cli_color(o, STDOUT_FILENO), said);
+    int rc = c.never ? EXIT_ERROR : cli_live_report(&c.lv, path, stdout, cli_color(o, STDOUT_FILENO), said);
     if (st != LDX_OK) rc = EXIT_ERROR;
     cli_splitter_free(&c.sp);
     free(c.seen);

@@ -412,6 +412,16 @@ static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
 
 /* ---- the summary after a text report of several files ---- */
 
+#define SUMMARY_PATH_MAX 60
+
+/* Columns a path takes: its characters, not its bytes. */
+static size_t text_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
 static int cmp_worst(const void *a, const void *b)
 {
     const summary_row *x = a, *y = b;
@@ -458,16 +468,33 @@ static void print_summary(scan_ctx *c, FILE *fp)
         else groups[ng++] = (class_count){v[i].klass, 1};
     }
     if (groups) qsort(groups, ng, sizeof(*groups), cmp_count);
+    /* columns as wide as what they hold, so that they line up (a path longer than
+     * SUMMARY_PATH_MAX goes past its column rather than widening it for all) */
+    int wk = 0, wn = 1;
+    for (size_t i = 0; groups && i < ng; i++) {
+        int k = (int)strlen(groups[i].klass), d = snprintf(NULL, 0, "%zu", groups[i].count);
+        if (k > wk) wk = k;
+        if (d > wn) wn = d;
+    }
     fputs("  by initiating class:\n", fp);
-    for (size_t i = 0; i < ng; i++) fprintf(fp, "    %-40s %zu\n", groups[i].klass, groups[i].count);
+    for (size_t i = 0; i < ng; i++)
+        fprintf(fp, "    %-*s  %*zu\n", wk, groups[i].klass, wn, groups[i].count);
     free(groups);
     qsort(v, n, sizeof(*v), cmp_worst);
     fputs("  worst first:\n", fp);
     size_t show = n < 20 ? n : 20;
-    for (size_t i = 0; i < show; i++)
-        fprintf(fp, "    %-8s  %s  %s (%s)\n",
+    int wp = 0, wc = 0;
+    for (size_t i = 0; i < show; i++) {
+        int p = (int)text_width(v[i].path), k = (int)strlen(v[i].klass);
+        if (p > wp && p <= SUMMARY_PATH_MAX) wp = p;
+        if (k > wc) wc = k;
+    }
+    for (size_t i = 0; i < show; i++) {
+        int p = (int)text_width(v[i].path);
+        fprintf(fp, "    %-8s  %s%*s  %-*s  %s\n",
                 v[i].worst >= 0 ? ldx_severity_name((ldx_severity)v[i].worst) : "-", v[i].path,
-                v[i].klass, v[i].rule);
+                p < wp ? wp - p : 0, "", wc, v[i].klass, v[i].rule);
+    }
     if (n > show) fprintf(fp, "    ... and %zu more\n", n - show);
     free(v);
 }

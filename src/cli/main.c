@@ -42,6 +42,9 @@ int main(int argc, char **argv)
         else if (rc) fprintf(stderr, "logdx: help-completion takes bash or zsh\n");
     } else if (!strcmp(sub, "run")) {
         rc = command(cmd_run, &o, true);
+    } else if ((o.pid || o.idle > 0) && !o.follow) {
+        fprintf(stderr, "logdx: --%s goes with --follow\n", o.pid ? "pid" : "idle");
+        rc = EXIT_ERROR;
     } else if (o.follow && (!strcmp(sub, "explain") || !strcmp(sub, "rules"))) {
         fprintf(stderr, "logdx: --follow watches a log; it does not go with %s\n", sub);
         rc = EXIT_ERROR;

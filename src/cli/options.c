@@ -25,6 +25,8 @@ const cli_option cli_options[] = {
     {"jobs", 'j', "N", "scan with N threads (default: the number of cores)", ""},
     {"redact", 0, NULL, "replace host names, IP addresses, user names and tokens in evidence with placeholders", NULL},
     {"follow", 0, NULL, "watch a growing log and report as soon as a rule fires", NULL},
+    {"pid", 0, "PID", "follow: stop when process PID has exited (as tail --pid), after reading what it wrote", ""},
+    {"idle", 0, "SECONDS", "follow: stop when the log has had nothing new for SECONDS", ""},
     {"keep-log", 0, "PATH", "run: also write the command's output to PATH (the report's line numbers point into it)", "@file"},
     {"progress", 0, "WHEN", "progress on stderr: auto (default: when it is a terminal), always, never", "auto always never"},
     {"strict", 0, NULL, "rules lint: also require 2+ examples of each kind per rule and a rule for every class", NULL},
@@ -169,6 +171,22 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
         o->redact = true;
     } else if (!strcmp(n, "follow")) {
         o->follow = true;
+    } else if (!strcmp(n, "pid")) {
+        char *end;
+        long v = strtol(val, &end, 10);
+        if (*val == '\0' || *end != '\0' || v <= 0 || v > 0x7fffffffL) {
+            fprintf(stderr, "logdx: --pid takes a process id, not '%s'\n", val);
+            return EXIT_ERROR;
+        }
+        o->pid = (int)v;
+    } else if (!strcmp(n, "idle")) {
+        char *end;
+        double v = strtod(val, &end);
+        if (*val == '\0' || *end != '\0' || !(v > 0) || v > 1e9) {
+            fprintf(stderr, "logdx: --idle takes a number of seconds above 0, not '%s'\n", val);
+            return EXIT_ERROR;
+        }
+        o->idle = v;
     } else if (!strcmp(n, "keep-log")) {
         o->keep_log = val;
     } else if (!strcmp(n, "progress")) {

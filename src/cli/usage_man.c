@@ -121,7 +121,9 @@ int cli_usage_man(FILE *fp)
              "ends, print the full diagnosis. A file that shrinks (copytruncate) or is replaced "
              "(rotated) is read again from its beginning as the log's next part, keeping what was "
              "found before, which is said on standard error. A FILE that does not exist yet is "
-             "waited for.");
+             "waited for. With --pid PID the watch ends once that process has exited and "
+             "what it wrote is read, as tail --pid does; with --idle SECONDS, once nothing new "
+             "came for that long. A FILE that never appeared by then is an error (exit 2).");
     }
     section(fp, "OPTIONS");
     for (const cli_option *o = cli_options; o->lng; o++) {

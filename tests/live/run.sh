@@ -202,12 +202,43 @@ check "follow: without -q the full report comes at the end too" \
 "$logdx" --follow a b >/dev/null 2>&1
 check "follow: two files is an error" '[ $? = 2 ]'
 
+# --pid: ends once the process has exited, with what it wrote last in the report
+head -20 "$oom" >pid.log
+sh -c 'sleep 1; sed -n "21,40p" "$0" >>pid.log' "$oom" &
+writer=$!
+"$logdx" --follow -q --pid $writer pid.log >fout 2>ferr &
+pid=$!
+i=0
+while kill -0 $pid 2>/dev/null && [ $i -lt 60 ]; do sleep 0.1; i=$((i + 1)); done
+check "follow --pid: ends by itself when the process has exited" '! kill -0 $pid 2>/dev/null'
+wait $pid
+rc=$?
+check "follow --pid: the process's last lines are in the report, exit 1" \
+  '[ $rc = 1 ] && grep -q "pid.log:28: high cuda_oom" fout && grep -q "process $writer has exited" ferr'
+# --idle: ends after that long without new bytes, on a file and on a quiet pipe
+head -40 "$oom" >idle.log
+"$logdx" --follow --idle 0.5 idle.log >fout 2>ferr
+check "follow --idle: a file that stops growing ends the watch, with the full report" \
+  '[ $? = 1 ] && grep -q "nothing new for 0.5 s" ferr && grep -q "^most likely cause" fout'
+{ head -30 "$oom"; sleep 3; } | { "$logdx" --follow -q --idle 0.5 >fout 2>ferr; echo $? >idle.rc; date +%s >idle.end; } &
+start=$(date +%s)
+wait
+check "follow --idle: a quiet pipe ends it before the pipe closes" \
+  '[ "$(cat idle.rc)" = 1 ] && [ $(($(cat idle.end) - start)) -lt 3 ] && grep -q cuda-oom-pytorch fout'
+"$logdx" --follow --idle 0.3 never.log >fout 2>ferr
+check "follow --idle: a log that never appeared is an error, with no report" \
+  '[ $? = 2 ] && grep -q "never.log never appeared" ferr && [ ! -s fout ]'
+"$logdx" --follow --pid abc idle.log >/dev/null 2>ferr
+check "follow --pid: not a pid is refused" '[ $? = 2 ] && grep -q "takes a process id" ferr'
+"$logdx" --idle 1 idle.log >/dev/null 2>ferr
+check "--idle without --follow is refused" '[ $? = 2 ] && grep -q "goes with --follow" ferr'
+
 # --- completions, man page and README against the option table -----------------------
 # completions/ is what `logdx help-completion` writes from the tables
 for sh in bash:logdx.bash zsh:_logdx; do
   "$logdx" help-completion "${sh%%:*}" >comp.out
   cmp -s comp.out "$root/completions/${sh#*:}" ||
-    bad "completions/${sh#*:} differs from logdx help-completion ${sh%%:*} (rewrite it with that)"
+    bad "completions/${sh#*:} differs from logdx help-completion ${sh%%:*} (sh tests/update_generated.sh LOGDX)"
 done
 opts=$("$logdx" --help | sed -n 's/^ *\(-., \)\{0,1\}--\([a-z-]*\).*/\2/p')
 check "help lists options" '[ -n "$opts" ]'
