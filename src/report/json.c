@@ -189,6 +189,7 @@ static ldx_status j_begin(ldx_report *r)
     json_state *s = calloc(1, sizeof(*s));
     if (!s) return LDX_ENOMEM;
     s->root = cJSON_CreateObject();
+    cJSON_AddStringToObject(s->root, "schema_version", LDXI_JSON_SCHEMA_VERSION);
     ldxi_json_add_tool(s->root);
     s->files = cJSON_AddArrayToObject(s->root, "files");
     if (!s->files || ldxi_json_summary_init(&s->sum) != LDX_OK) {

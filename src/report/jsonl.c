@@ -1,7 +1,8 @@
 /* --format jsonl: JSON Lines for pipelines. Each file report is one line, the same
  * object as an entry of the json format's "files", printed and flushed as soon as the
  * file is reported (in the command's stable order); the last line is the rest of the
- * json document: {"tool", "errors", "summary"}, told apart by having no "path". */
+ * json document: {"tool", "errors", "summary"}, told apart by having no "path". Every
+ * line carries "schema_version" (docs/json.md). */
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
@@ -36,6 +37,8 @@ static ldx_status l_file(ldx_report *r, const ldx_file_report *fr)
     jsonl_state *s = r->state;
     cJSON *f = ldxi_json_file(fr);
     if (!f) return LDX_ENOMEM;
+    /* each line stands alone in a pipeline: each says which contract it follows */
+    cJSON_AddItemToObject(f, "schema_version", cJSON_CreateString(LDXI_JSON_SCHEMA_VERSION));
     ldxi_json_summary_add(&s->sum, fr);
     return put_line(r, f);
 }
@@ -45,6 +48,7 @@ static ldx_status l_finish(ldx_report *r, const ldx_msgs *errors)
     jsonl_state *s = r->state;
     cJSON *o = cJSON_CreateObject();
     if (!o) return LDX_ENOMEM;
+    cJSON_AddStringToObject(o, "schema_version", LDXI_JSON_SCHEMA_VERSION);
     ldxi_json_add_tool(o);
     cJSON_AddItemToObject(o, "errors", ldxi_json_errors(errors));
     ldxi_json_summary_put(&s->sum, o);

@@ -41,6 +41,10 @@ size_t ldxi_report_fold(const char *text, int avail, size_t *ends, size_t max);
  * Defined in sarif.c. */
 char *ldxi_report_utf8(const char *s);
 
+/* The version of the json/jsonl contract, docs/json.md and docs/schema/: the minor
+ * number grows when fields are added, the major one when a field changes or goes. */
+#define LDXI_JSON_SCHEMA_VERSION "1.0"
+
 /* JSON pieces shared by the JSON-based formats (json.c). */
 struct cJSON;
 struct cJSON *ldxi_json_errors(const ldx_msgs *m);
