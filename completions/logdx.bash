@@ -30,7 +30,7 @@ _logdx()
     local cur prev
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local opts="--format -f --output -o --rules -r --no-default-rules --fail-on --quiet -q --baseline --include --exclude --max-members --max-decoded --follow-links --jobs -j --redact --follow --pid --idle --keep-log --progress --strict --perf --color --no-color --help -h --version -V"
+    local opts="--format -f --output -o --rules -r --no-default-rules --fail-on --quiet -q --brief --baseline --include --exclude --max-members --max-decoded --follow-links --jobs -j --redact --follow --pid --idle --keep-log --progress --strict --perf --color --no-color --help -h --version -V"
     local takes_value="--format -f --output -o --rules -r --fail-on --baseline --include --exclude --max-members --max-decoded --jobs -j --pid --idle --keep-log --progress --color"
 
     # The words so far without options and their values: the command and its arguments.

@@ -14,6 +14,7 @@
 typedef struct {
     bool color;          /* ANSI colour (text format) */
     bool quiet;          /* one line per diagnosis (text format) */
+    bool brief;          /* the story, titles, evidence, root cause, two fix steps (text) */
     int fail_on;         /* severity threshold, -1 for never: marks what fails */
     int width;           /* text width in columns; 0 = 100 */
 } ldx_report_opts;

@@ -16,6 +16,7 @@ typedef struct {
     bool no_default_rules;
     int fail_on;        /* severity, or -1 for never */
     bool quiet;
+    bool brief;         /* --brief: the shorter text report */
     bool strict;        /* rules lint: the built-in library's quality bar */
     bool perf;          /* rules lint: pattern hygiene for the prefilter */
     const char *baseline; /* a healthy run of the same job, to compare with */

@@ -16,6 +16,7 @@ const cli_option cli_options[] = {
     {"no-default-rules", 0, NULL, "leave the built-in rules out", NULL},
     {"fail-on", 0, "SEV", "exit 1 when a diagnosis is at least SEV: critical, high, medium, low (default), info, never", "critical high medium low info never"},
     {"quiet", 'q', NULL, "one line per diagnosis", NULL},
+    {"brief", 0, NULL, "text: the story and, per diagnosis, its evidence, root cause and first two fix steps", NULL},
     {"baseline", 0, "LOG", "a healthy run of the same job: what also fires there is ranked down and does not fail", "@file"},
     {"include", 0, "GLOB", "in folders, scan only files whose name matches (repeatable)", ""},
     {"exclude", 0, "GLOB", "in folders, skip files or folders whose name matches (repeatable)", ""},
@@ -134,6 +135,8 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
         o->fail_on_set = true;
     } else if (!strcmp(n, "quiet")) {
         o->quiet = true;
+    } else if (!strcmp(n, "brief")) {
+        o->brief = true;
     } else if (!strcmp(n, "baseline")) {
         o->baseline = val;
     } else if (!strcmp(n, "include") || !strcmp(n, "exclude")) {

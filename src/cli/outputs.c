@@ -81,7 +81,8 @@ int cli_outputs_open(cli_outputs *out, const cli_opts *o, FILE *std, bool color,
             }
         }
     }
-    ldx_report_opts ro = {.color = color, .quiet = quiet, .fail_on = o->fail_on, .width = width};
+    ldx_report_opts ro = {.color = color, .quiet = quiet, .brief = o->brief, .fail_on = o->fail_on,
+                          .width = width};
     /* stdout keeps the --format report unless an --output names it */
     if (!to_std && !std_done && add(out, o->format, "-", std, &ro) != LDX_OK) goto oom;
     for (size_t i = 0; i < o->noutputs; i++) {

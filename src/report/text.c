@@ -6,8 +6,13 @@
 
 #include "report_int.h"
 
-/* At most this many screen rows per evidence line (the scan keeps 300 bytes of one). */
+/* At most this many screen rows per evidence line (the scan keeps 640 bytes of one). */
 #define EVIDENCE_ROWS 8
+/* Steps shown: the first are the ones a rule's author ranks first; a list longer than
+ * this is the generic tail that `logdx rules show` keeps. */
+#define FULL_FIX 5
+#define FULL_VERIFY 3
+#define BRIEF_FIX 2
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -65,6 +70,32 @@ static void print_quiet(ldx_report *r, const ldx_file_report *fr, const ldx_diag
     fprintf(fp, ", %s)\n", ldx_role_name(d->role));
 }
 
+/* An evidence line too long for EVIDENCE_ROWS rows at this width, from a little before
+ * its first capture ("…" marks the cut), so that the numbers the rule read are shown;
+ * NULL when it fits, has no captures to keep, or they are near its start. */
+static char *evidence_window(const ldx_evidence *e, int avail)
+{
+    size_t ends[EVIDENCE_ROWS + 1];
+    if (ldxi_report_fold(e->text, avail, ends, EVIDENCE_ROWS + 1) <= EVIDENCE_ROWS) return NULL;
+    size_t lo = SIZE_MAX;
+    for (size_t c = 0; c < e->ncaps; c++) {
+        const char *at = e->caps[c].value && *e->caps[c].value ? strstr(e->text, e->caps[c].value) : NULL;
+        if (at && (size_t)(at - e->text) < lo) lo = (size_t)(at - e->text);
+    }
+    size_t lead = (size_t)avail; /* about a row of what comes before */
+    if (lo == SIZE_MAX || lo <= lead) return NULL;
+    size_t from = lo - lead;
+    while (e->text[from] && ((unsigned char)e->text[from] & 0xc0) == 0x80) from++;
+    const char *sp = strchr(e->text + from, ' ');
+    if (sp && (size_t)(sp - e->text) < lo) from = (size_t)(sp - e->text) + 1; /* a word's start */
+    size_t n = strlen(e->text + from);
+    char *out = malloc(n + 4);
+    if (!out) return NULL;
+    memcpy(out, "…", 3);
+    memcpy(out + 3, e->text + from, n + 1);
+    return out;
+}
+
 static void print_evidence(ldx_report *r, const ldx_diagnosis *d, size_t max)
 {
     FILE *fp = r->fp;
@@ -78,7 +109,9 @@ static void print_evidence(ldx_report *r, const ldx_diagnosis *d, size_t max)
         const ldx_evidence *e = &d->evidence[i];
         /* the whole line as the scan kept it, folded to the width: cutting it at the
          * edge of the screen would drop the sizes of an OOM line, or its captures */
-        size_t ends[EVIDENCE_ROWS], rows = ldxi_report_fold(e->text, avail, ends, EVIDENCE_ROWS);
+        char *shown_text = evidence_window(e, avail);
+        const char *text = shown_text ? shown_text : e->text;
+        size_t ends[EVIDENCE_ROWS], rows = ldxi_report_fold(text, avail, ends, EVIDENCE_ROWS);
         size_t at = 0;
         for (size_t k = 0; k < rows || k == 0; k++) {
             size_t end = rows ? ends[k] : 0;
@@ -88,11 +121,12 @@ static void print_evidence(ldx_report *r, const ldx_diagnosis *d, size_t max)
             else
                 fprintf(fp, "      %*s  ", w, "");
             size_t to = end;
-            if (k + 1 < rows && to > at && e->text[to - 1] == ' ') to--; /* the break */
-            fprintf(fp, "%.*s%s\n", (int)(to - at), e->text + at,
-                    k + 1 == rows && e->text[end] ? "…" : "");
+            if (k + 1 < rows && to > at && text[to - 1] == ' ') to--; /* the break */
+            fprintf(fp, "%.*s%s\n", (int)(to - at), text + at,
+                    k + 1 == rows && text[end] ? "…" : "");
             at = end;
         }
+        free(shown_text);
         /* a code the line carries, as its table names it */
         const char *name = e->row >= 0 ? ldx_table_cell(e->table, e->row, "name") : NULL;
         if (name && *name)
@@ -121,7 +155,7 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     if (d->rank >= 0) fprintf(fp, " · rank %d", d->rank);
     fprintf(fp, "%s\n", col(r, C_RESET));
     bool brief = d->role == LDX_ROLE_COLLATERAL || d->in_baseline;
-    print_evidence(r, d, brief ? 2 : 6);
+    print_evidence(r, d, brief ? (r->opts.brief ? 1 : 2) : r->opts.brief ? 3 : 6);
     if (d->action.action) {
         char what[256];
         snprintf(what, sizeof what, "%s (%s %s, line %llu)%s%s", d->action.action,
@@ -143,20 +177,29 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
         fputc('\n', fp);
     }
     if (brief) return;
-    for (size_t i = 0; i < d->nadvice; i++) {
+    /* --brief: what a person reads first; the rest is a command away */
+    bool short_form = r->opts.brief;
+    for (size_t i = 0; i < d->nadvice && !short_form; i++) {
         fprintf(fp, "    %sfor your versions%s\n", col(r, C_BOLD), col(r, C_RESET));
         ldx_report_wrap(fp, d->advice[i], 8, r->opts.width, "! ");
     }
     fprintf(fp, "    %sroot cause%s\n", col(r, C_BOLD), col(r, C_RESET));
     ldx_report_wrap(fp, ri->root_cause, 6, r->opts.width, NULL);
     fprintf(fp, "    %sfix%s\n", col(r, C_BOLD), col(r, C_RESET));
-    for (size_t i = 0; i < ri->fix.n; i++) {
+    size_t nfix = ri->fix.n < (short_form ? BRIEF_FIX : FULL_FIX) ? ri->fix.n
+                  : short_form ? BRIEF_FIX : FULL_FIX;
+    for (size_t i = 0; i < nfix; i++) {
         char num[32];
         snprintf(num, sizeof num, "%zu. ", i + 1);
         ldx_report_wrap(fp, ri->fix.v[i], 9, r->opts.width, num);
     }
-    fprintf(fp, "    %sverify%s\n", col(r, C_BOLD), col(r, C_RESET));
-    for (size_t i = 0; i < ri->verify.n; i++) ldx_report_wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
+    size_t nver = short_form ? 0 : ri->verify.n < FULL_VERIFY ? ri->verify.n : FULL_VERIFY;
+    if (nver) fprintf(fp, "    %sverify%s\n", col(r, C_BOLD), col(r, C_RESET));
+    for (size_t i = 0; i < nver; i++) ldx_report_wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
+    size_t more = ri->fix.n - nfix + ri->verify.n - nver;
+    if (more)
+        fprintf(fp, "      %s… %zu more step%s: logdx rules show %s%s\n", col(r, C_DIM), more,
+                more == 1 ? "" : "s", ri->id, col(r, C_RESET));
 }
 
 /* "rank 2", "ranks 0,1,3", "ranks 0-63 (64)" */

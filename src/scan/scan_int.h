@@ -13,7 +13,7 @@
 #include "../core/version.h"
 
 #define LDXI_EV_FIRST 3      /* evidence kept per signal: the first few hits ... */
-#define LDXI_EV_TEXT 300     /* ... with their text cut to this many bytes */
+#define LDXI_EV_TEXT 640     /* ... with their text cut to this many bytes (a whole OOM line) */
 #define LDXI_CAP_TEXT 80
 #define LDXI_EV_LEAD 48      /* context kept before captures when a long line is cut */
 #define LDXI_SERIES_MAX 16   /* trend series (ranks) kept per capture */
