@@ -27,6 +27,8 @@ if [ "$mode" != build ]; then
   python3 -c "import jsonschema" >/dev/null 2>&1 || need="$need python3-jsonschema"
   python3 -c "import yaml" >/dev/null 2>&1 || need="$need python3-yaml"
   have_pc cmocka || need="$need libcmocka-dev"
+  # The Debian package (tests/package.sh): lintian clean
+  command -v lintian >/dev/null 2>&1 || need="$need lintian"
   # Fuzzing (clang with its libFuzzer runtime) and valgrind: tests/fuzz/run.sh, tests/sanitize.sh
   command -v clang >/dev/null 2>&1 || need="$need clang"
   ls "$(clang --print-runtime-dir 2>/dev/null)"/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
