@@ -130,6 +130,10 @@ ldx_input_kind ldx_input_kind_of(const ldx_input *in);
 /* An archive of logs (tar, compressed or not, or zip), not one compressed log. */
 bool ldx_input_is_archive(const ldx_input *in);
 const char *ldx_input_error(const ldx_input *in);
+/* How far reading has got in the input as stored (compressed or archive bytes, not
+ * decoded ones), for a progress line: its file offset, or the bytes taken from a pipe.
+ * May be called from another thread while the input is being read. */
+uint64_t ldx_input_position(const ldx_input *in);
 void ldx_input_destroy(ldx_input *in);
 
 /* Calls fn for every regular file under path (itself, if a file), in sorted order.

@@ -30,6 +30,8 @@ typedef struct {
     ldx_msgs *errors;         /* problems with the input as a whole: open, damaged archive */
     ldx_status st;            /* LDX_ENOMEM stops everything */
     bool done;
+    ldx_input *in;            /* while a worker reads it (under mu): for the progress line */
+    uint64_t seen;            /* the furthest position read so far */
 } task;
 
 /* Per file, what the end-of-run summary needs. */
@@ -55,6 +57,9 @@ typedef struct {
     bool inline_out;          /* one input, scanned on the main thread: report as it goes */
     size_t files_done;
     uint64_t bytes_done, bytes_total;
+    bool total_known;         /* every input's size is known (no pipe): rate gives an ETA */
+    task **running;           /* per worker, the task it is reading, or NULL */
+    size_t nrunning;
     /* Main thread only. */
     cli_outputs out;
     ldx_msgs *errors;         /* problems outside any one log */
@@ -175,6 +180,9 @@ static void run_task(scan_ctx *c, ldx_scanner *s, task *t, bool spare)
     }
     ldx_input_set_readahead(in, spare);
     ldx_input_set_limits(in, c->max_members, c->max_decoded);
+    pthread_mutex_lock(&c->mu);
+    t->in = in;
+    pthread_mutex_unlock(&c->mu);
     ldx_reader *r;
     while ((st = ldx_input_next(in, &r)) != LDX_EOF) {
         if (st == LDX_EIO) {
@@ -193,6 +201,11 @@ static void run_task(scan_ctx *c, ldx_scanner *s, task *t, bool spare)
         if (st == LDX_ENOMEM) break;
     }
     if (st == LDX_ENOMEM) t->st = st;
+    pthread_mutex_lock(&c->mu);
+    t->in = NULL;
+    uint64_t at = ldx_input_position(in); /* what a pipe held, for the count */
+    if (at > t->seen) t->seen = at;
+    pthread_mutex_unlock(&c->mu);
     ldx_input_destroy(in);
 }
 
@@ -200,6 +213,7 @@ typedef struct {
     scan_ctx *c;
     ldx_scanner *scanner;
     bool spare; /* threads to spend inside each input */
+    size_t id;  /* its slot in c->running */
     pthread_t thread;
 } worker;
 
@@ -213,11 +227,15 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&c->mu);
         if (i >= c->ntasks) break;
         task *t = &c->tasks[i];
+        pthread_mutex_lock(&c->mu);
+        if (c->running) c->running[w->id] = t;
+        pthread_mutex_unlock(&c->mu);
         run_task(c, w->scanner, t, w->spare);
         pthread_mutex_lock(&c->mu);
+        if (c->running) c->running[w->id] = NULL;
         t->done = true;
         c->files_done++;
-        c->bytes_done += t->size;
+        c->bytes_done += t->size ? t->size : t->seen;
         pthread_cond_broadcast(&c->cv);
         pthread_mutex_unlock(&c->mu);
     }
@@ -245,19 +263,53 @@ static void progress_clear(scan_ctx *c)
     c->drawn = 0;
 }
 
+/* Bytes read of the inputs done and of those being read: each running input's position,
+ * never past its size or back from what was shown (a zip reader seeks to its end first). */
+static uint64_t progress_bytes(scan_ctx *c)
+{
+    uint64_t b = c->bytes_done;
+    for (size_t k = 0; k < c->nrunning; k++) {
+        task *t = c->running[k];
+        if (!t || !t->in) continue;
+        uint64_t at = ldx_input_position(t->in);
+        if (t->size && at > t->size) at = t->size;
+        if (at > t->seen) t->seen = at;
+        b += t->seen;
+    }
+    return b;
+}
+
+static void human_time(double s, char *buf, size_t n)
+{
+    long v = (long)(s + 0.5);
+    if (v >= 3600) snprintf(buf, n, "%ldh%02ldm", v / 3600, v / 60 % 60);
+    else if (v >= 60) snprintf(buf, n, "%ldm%02lds", v / 60, v % 60);
+    else snprintf(buf, n, "%lds", v);
+}
+
 /* Called with mu held. */
 static void progress_draw(scan_ctx *c)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double secs = (double)(now.tv_sec - c->t0.tv_sec) + (now.tv_nsec - c->t0.tv_nsec) / 1e9;
-    char done[32], total[32];
-    human_bytes((double)c->bytes_done, done, sizeof done);
+    uint64_t bytes = progress_bytes(c);
+    double rate = secs > 0 ? (double)bytes / secs : 0.0;
+    char done[32], total[32], eta[48] = "";
+    human_bytes((double)bytes, done, sizeof done);
     human_bytes((double)c->bytes_total, total, sizeof total);
-    char line[160];
-    int n = snprintf(line, sizeof line, "logdx: %zu/%zu files, %s of %s, %.1f MB/s",
-                     c->files_done, c->ntasks, done, total,
-                     secs > 0 ? (double)c->bytes_done / 1e6 / secs : 0.0);
+    /* after a second: the first blocks' rate says little */
+    if (c->total_known && rate > 0 && secs >= 1.0 && bytes < c->bytes_total) {
+        char t[24];
+        human_time((double)(c->bytes_total - bytes) / rate, t, sizeof t);
+        snprintf(eta, sizeof eta, ", ETA %s", t);
+    }
+    char line[200];
+    int n = c->total_known
+                ? snprintf(line, sizeof line, "logdx: %zu/%zu files, %s of %s, %.1f MB/s%s",
+                           c->files_done, c->ntasks, done, total, rate / 1e6, eta)
+                : snprintf(line, sizeof line, "logdx: %zu/%zu files, %s, %.1f MB/s",
+                           c->files_done, c->ntasks, done, rate / 1e6);
     if (n < 0) return;
     if (n >= (int)sizeof line) n = (int)sizeof line - 1;
     fprintf(stderr, "\r%s%*s", line, c->drawn > n ? c->drawn - n : 0, "");
@@ -363,8 +415,11 @@ static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
      * start-up of `logdx small.log`. */
     bool here = c->ntasks == 1 && !c->progress;
     c->inline_out = here;
+    if (c->progress && !(c->running = calloc(nw, sizeof(*c->running)))) c->progress = false;
+    c->nrunning = c->running ? nw : 0;
     for (; started < nw; started++) {
         ws[started].c = c;
+        ws[started].id = started;
         if (ldx_scanner_create(&ws[started].scanner, rs) != LDX_OK) {
             st = LDX_ENOMEM;
             break;
@@ -407,6 +462,9 @@ static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
     }
     progress_clear(c);
     free(ws);
+    free(c->running);
+    c->running = NULL;
+    c->nrunning = 0;
     return st;
 }
 
@@ -581,6 +639,14 @@ int cmd_scan(cli_opts *o)
     }
 
     c.progress = o->progress == 1 || (o->progress == -1 && isatty(STDERR_FILENO));
+    /* a log typed or pasted into the terminal: a redrawn line would write over it */
+    bool stdin_tty = isatty(STDIN_FILENO);
+    c.total_known = true;
+    for (size_t i = 0; i < c.ntasks; i++)
+        if (!strcmp(c.tasks[i].path, "-")) {
+            c.total_known = false;
+            if (stdin_tty) c.progress = false;
+        }
     clock_gettime(CLOCK_MONOTONIC, &c.t0);
     if (st == LDX_OK) st = scan_all(&c, rs, o->jobs > 0 ? o->jobs : default_jobs());
     if (c.nbinary)

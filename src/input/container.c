@@ -62,6 +62,10 @@ struct ldx_input {
     char *error;             /* set with a pending LDX_EIO */
     bool error_pending;
     char errbuf[256];
+    /* how far reading has got, for progress: the descriptor's offset when it is a
+     * file, else what raw_read consumed (read from other threads: atomic) */
+    bool seekable;
+    uint64_t consumed;
 };
 
 static void set_error(ldx_input *in, const char *msg)
@@ -86,6 +90,7 @@ static ssize_t raw_read(ldx_input *in, void *buf, size_t cap)
         return (ssize_t)take_kept(in->head, in->headlen, &in->headpos, buf, cap);
     for (;;) {
         ssize_t n = read(in->fd, buf, cap);
+        if (n > 0) __atomic_add_fetch(&in->consumed, (uint64_t)n, __ATOMIC_RELAXED);
         if (n >= 0 || errno != EINTR) return n;
     }
 }
@@ -387,6 +392,7 @@ ldx_status ldx_input_open_fd(ldx_input **out, int fd, const char *name)
     }
     bool seekable;
     ldx_status st = read_head(in, &seekable);
+    in->seekable = seekable;
     bool single = in->kind == LDX_KIND_GZIP || in->kind == LDX_KIND_XZ ||
                   in->kind == LDX_KIND_ZSTD;
     bool to_archive = in->kind != LDX_KIND_PLAIN;
@@ -442,6 +448,16 @@ void ldx_input_set_limits(ldx_input *in, uint64_t max_members, uint64_t max_deco
 {
     in->max_members = max_members ? max_members : LDX_INPUT_MAX_MEMBERS;
     in->max_decoded = max_decoded ? max_decoded : LDX_INPUT_MAX_DECODED;
+}
+
+uint64_t ldx_input_position(const ldx_input *in)
+{
+    if (in->seekable) {
+        /* libarchive may read the descriptor itself, past raw_read */
+        off_t at = lseek(in->fd, 0, SEEK_CUR);
+        return at > 0 ? (uint64_t)at : 0;
+    }
+    return __atomic_load_n(&in->consumed, __ATOMIC_RELAXED);
 }
 
 void ldx_input_destroy(ldx_input *in)
