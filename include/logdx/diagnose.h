@@ -84,10 +84,19 @@ typedef struct {
     size_t ntrends;
     char **advice;       /* the rule's advice whose version condition holds, filled in */
     size_t nadvice;
+    char **fix;          /* the rule's fix steps for this log: those its numbers call for
+                          * first (a step's `when`), without those they rule out */
+    size_t nfix;
     ldx_action action;
     char *headline;      /* what failed in the log's own words, where the rule's title is
                           * generic (a failure no rule names: "KeyError: 'labels'"); NULL */
 } ldx_diagnosis;
+
+/* The fix steps a report prints for a diagnosis (its chosen ones), as a list. */
+static inline ldx_strv ldx_diagnosis_fix(const ldx_diagnosis *d)
+{
+    return (ldx_strv){(const char **)d->fix, d->nfix};
+}
 
 /* How a report names a diagnosis: the rule's title, or the log's own words and the
  * title where the diagnosis has a headline. Writes into buf; returns it. */

@@ -82,6 +82,11 @@ typedef struct {
     size_t nsignals;
     const ldx_advice *advice;
     size_t nadvice;
+    /* per fix step: the condition on the log's numbers that chooses it (NULL: always
+     * shown), and whether the step is shown `when` it holds (first, before the others)
+     * or `unless` it holds */
+    const char *const *fix_cond;
+    const bool *fix_unless;
 } ldx_rule_info;
 
 /* A code table (rules/tables/<name>.yaml): what a code that rules capture (an Xid, a

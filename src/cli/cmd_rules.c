@@ -127,7 +127,24 @@ static int rules_show(cli_opts *o)
     }
     printf("\nRoot cause\n");
     para(r->root_cause, 4, NULL);
-    list_block("Fix", &r->fix, true);
+    if (r->fix.n) {
+        /* a step the log's numbers choose says so: it comes first when they call for it */
+        printf("\nFix\n");
+        for (size_t f = 0; f < r->fix.n; f++) {
+            char num[32];
+            snprintf(num, sizeof num, "%zu. ", f + 1);
+            const char *cond = r->fix_cond ? r->fix_cond[f] : NULL;
+            if (!cond) {
+                para(r->fix.v[f], 7, num);
+                continue;
+            }
+            char *t = malloc(strlen(cond) + strlen(r->fix.v[f]) + 16);
+            if (!t) continue;
+            sprintf(t, "[%s %s] %s", r->fix_unless[f] ? "unless" : "when", cond, r->fix.v[f]);
+            para(t, 7, num);
+            free(t);
+        }
+    }
     list_block("Verify", &r->verify, false);
     if (r->nadvice) {
         printf("\nAdvice by version\n");

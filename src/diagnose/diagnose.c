@@ -136,6 +136,80 @@ static char *fill_versions(const ldx_scanner *s, const char *text)
     return b.data;
 }
 
+/* A fix step's {signal.capture}: the capture's text as the log wrote it ("300.00 GiB"),
+ * from the signal's first hit that has it (a context signal on the line of a symptom is
+ * no evidence line of its own, but its hits keep their captures); "(see the evidence)"
+ * when no hit has it. */
+static const char *capture_text(const ldx_scanner *s, const ldxi_rule *r, const char *sig,
+                                size_t ns, const char *cap, size_t nc)
+{
+    for (size_t k = 0; k < r->info.nsignals; k++) {
+        if (strlen(r->info.signals[k].name) != ns || strncmp(r->info.signals[k].name, sig, ns))
+            continue;
+        const ldxi_sigc *sc = &r->sigs[k];
+        const ldxi_sigstate *st = ldxi_scanner_state(s, r->index, k);
+        for (size_t c = 0; c < sc->ncaps; c++) {
+            if (strlen(sc->capnames[c]) != nc || strncmp(sc->capnames[c], cap, nc)) continue;
+            for (uint32_t h = 0; h < st->nfirst; h++)
+                if (st->first[h].caps && st->first[h].caps[c]) return st->first[h].caps[c];
+            if (st->has_last && st->last.caps && st->last.caps[c]) return st->last.caps[c];
+        }
+    }
+    return NULL;
+}
+
+static char *fill_captures(const ldx_scanner *s, const ldxi_rule *r, const char *text)
+{
+    ldx_buf b;
+    ldxi_buf_init(&b, 1 << 16);
+    for (const char *p = text; *p;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        const char *dot = close ? memchr(p, '.', (size_t)(close - p)) : NULL;
+        if (!dot) {
+            ldxi_buf_append(&b, p, 1);
+            p++;
+            continue;
+        }
+        const char *v = capture_text(s, r, p + 1, (size_t)(dot - p - 1), dot + 1,
+                                     (size_t)(close - dot - 1));
+        if (!v) v = "(see the evidence)";
+        ldxi_buf_append(&b, v, strlen(v));
+        p = close + 1;
+    }
+    if (!b.data) return ldxi_strdup("");
+    return b.data;
+}
+
+/* The rule's fix steps for this log: those whose `when` holds first, then the plain
+ * ones, without those whose `unless` holds or whose `when` does not. */
+static ldx_status choose_fix(const ldx_scanner *s, const ldxi_rule *r, ldx_diagnosis *d)
+{
+    size_t n = r->info.fix.n, cap = 0;
+    bool *hold = calloc(n ? n : 1, sizeof(*hold));
+    if (!hold) return LDX_ENOMEM;
+    ldxi_env_ctx ec;
+    ldxi_cond_env env;
+    ldxi_scan_env(s, r->index, &ec, &env);
+    for (size_t i = 0; r->fix_conds && i < n; i++)
+        hold[i] = r->fix_conds[i] && ldxi_cond_true(ldxi_cond_eval(r->fix_conds[i], &env));
+    ldx_status st = LDX_OK;
+    for (int pass = 0; pass < 2 && st == LDX_OK; pass++)
+        for (size_t i = 0; i < n && st == LDX_OK; i++) {
+            bool conditional = r->fix_conds && r->fix_conds[i];
+            bool unless = conditional && r->info.fix_unless[i];
+            bool show = pass == 0 ? conditional && !unless && hold[i]
+                                  : !conditional || (unless && !hold[i]);
+            if (!show) continue;
+            char *t = fill_captures(s, r, r->info.fix.v[i]);
+            if (!t || LDXI_PUSH(d->fix, d->nfix, cap, t) != LDX_OK) {
+                free(t);
+                st = LDX_ENOMEM;
+            }
+        }
+    free(hold);
+    return st;
+}
+
 void ldxi_evidence_code(ldx_evidence *e, const ldxi_sigc *sc, size_t k)
 {
     const char *v = e->caps[e->ncaps - 1].value;
@@ -297,7 +371,7 @@ static ldx_status build(const ldx_scanner *s, const ldxi_rule *r, uint64_t lines
             return LDX_ENOMEM;
         }
     }
-    return LDX_OK;
+    return choose_fix(s, r, d);
 }
 
 static void free_diagnosis(ldx_diagnosis *d)
@@ -308,6 +382,8 @@ static void free_diagnosis(ldx_diagnosis *d)
     free(d->trends);
     free(d->ranks);
     for (size_t i = 0; i < d->nadvice; i++) free(d->advice[i]);
+    for (size_t i = 0; i < d->nfix; i++) free(d->fix[i]);
+    free(d->fix);
     free(d->advice);
     free(d->action.code_value);
     free(d->headline);

@@ -114,7 +114,7 @@ static void diagnosis(gh_state *s, const ldx_file_report *fr, const ldx_diagnosi
 {
     const ldx_rule_info *r = d->rule;
     char *sum = cut(r->summary && *r->summary ? r->summary : r->root_cause, GH_SUMMARY_MAX);
-    char *fix = r->fix.n ? cut(r->fix.v[0], GH_FIX_MAX) : NULL;
+    char *fix = d->nfix ? cut(d->fix[0], GH_FIX_MAX) : NULL;
     const ldx_evidence *e = NULL;
     for (size_t i = 0; i < d->nevidence && !e; i++)
         if (d->evidence[i].line == d->line) e = &d->evidence[i];

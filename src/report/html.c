@@ -318,7 +318,8 @@ static void diagnosis(html_state *s, ldx_buf *b, size_t file, const ldx_file_rep
     put(s, b, "<h4>root cause</h4><p>");
     prose(s, b, ri->root_cause ? ri->root_cause : "");
     put(s, b, "</p>");
-    list(s, b, "fix", &ri->fix, true);
+    ldx_strv fix = ldx_diagnosis_fix(d);
+    list(s, b, "fix", &fix, true);
     list(s, b, "verify", &ri->verify, false);
     references(s, b, &ri->references);
     put(s, b, brief ? "</details></article>\n" : "</div></article>\n");

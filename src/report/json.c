@@ -178,7 +178,8 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
         for (size_t i = 0; i < d->nadvice; i++) cJSON_AddItemToArray(aa, cJSON_CreateString(d->advice[i]));
     }
     cJSON_AddStringToObject(o, "root_cause", r->root_cause);
-    cJSON_AddItemToObject(o, "fix", strv(&r->fix));
+    ldx_strv fix = ldx_diagnosis_fix(d);
+    cJSON_AddItemToObject(o, "fix", strv(&fix));
     cJSON_AddItemToObject(o, "verify", strv(&r->verify));
     cJSON_AddItemToObject(o, "references", strv(&r->references));
     return o;

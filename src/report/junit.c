@@ -137,10 +137,10 @@ static void failure(junit_state *s, const char *path, const ldx_diagnosis *d)
     }
     put(s, "\nroot cause:\n  ");
     esc_trim(s, r->root_cause);
-    if (r->fix.n) put(s, "\n\nfix:");
-    for (size_t i = 0; i < r->fix.n; i++) {
+    if (d->nfix) put(s, "\n\nfix:");
+    for (size_t i = 0; i < d->nfix; i++) {
         put(s, "\n  %zu. ", i + 1);
-        esc_trim(s, r->fix.v[i]);
+        esc_trim(s, d->fix[i]);
     }
     if (r->verify.n) put(s, "\n\nverify:");
     for (size_t i = 0; i < r->verify.n; i++) {

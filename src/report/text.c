@@ -186,17 +186,16 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     fprintf(fp, "    %sroot cause%s\n", col(r, C_BOLD), col(r, C_RESET));
     ldx_report_wrap(fp, ri->root_cause, 6, r->opts.width, NULL);
     fprintf(fp, "    %sfix%s\n", col(r, C_BOLD), col(r, C_RESET));
-    size_t nfix = ri->fix.n < (short_form ? BRIEF_FIX : FULL_FIX) ? ri->fix.n
-                  : short_form ? BRIEF_FIX : FULL_FIX;
+    size_t cap = short_form ? BRIEF_FIX : FULL_FIX, nfix = d->nfix < cap ? d->nfix : cap;
     for (size_t i = 0; i < nfix; i++) {
         char num[32];
         snprintf(num, sizeof num, "%zu. ", i + 1);
-        ldx_report_wrap(fp, ri->fix.v[i], 9, r->opts.width, num);
+        ldx_report_wrap(fp, d->fix[i], 9, r->opts.width, num);
     }
     size_t nver = short_form ? 0 : ri->verify.n < FULL_VERIFY ? ri->verify.n : FULL_VERIFY;
     if (nver) fprintf(fp, "    %sverify%s\n", col(r, C_BOLD), col(r, C_RESET));
     for (size_t i = 0; i < nver; i++) ldx_report_wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
-    size_t more = ri->fix.n - nfix + ri->verify.n - nver;
+    size_t more = d->nfix - nfix + ri->verify.n - nver;
     if (more)
         fprintf(fp, "      %s… %zu more step%s: logdx rules show %s%s\n", col(r, C_DIM), more,
                 more == 1 ? "" : "s", ri->id, col(r, C_RESET));

@@ -41,6 +41,7 @@ static const char *const symptom_keys[] = {"symptom", "why", NULL};
 static const char *const example_keys[] = {"match", "no_match", NULL};
 static const char *const cause_keys[] = {"cause", "order", "within", NULL};
 static const char *const advice_keys[] = {"when", "text", NULL};
+static const char *const fix_keys[] = {"text", "when", "unless", NULL};
 
 /* Reports keys not in allowed (with a suggestion), and duplicate keys. */
 static void check_keys(ctx *c, const ldxi_ynode *map, const char *const *allowed,
@@ -129,11 +130,23 @@ static ldx_strv strlist(ctx *c, const ldxi_ynode *map, const char *key, int requ
     if (!v.v) return v;
     for (size_t i = 0; i < n->n; i++) {
         const ldxi_ynode *it = n->items[i];
+        if (it->kind == LDXI_YMAP && !strcmp(key, "fix") &&
+            (ldxi_ymap_get(it, "text") || ldxi_ymap_get(it, "when") || ldxi_ymap_get(it, "unless"))) {
+            /* {text, when|unless}: its text now, its condition once the signals are known */
+            const ldxi_ynode *t = ldxi_ymap_get(it, "text");
+            if (!t || t->kind != LDXI_YSCALAR || !*t->str) {
+                error_at(c, it, "a fix step that is a mapping needs 'text' (and 'when' or 'unless')");
+                continue;
+            }
+            check_comment(c, t, key);
+            v.v[v.n++] = trim_end(c, t->str);
+            continue;
+        }
         if (it->kind == LDXI_YMAP) {
             error_at(c, it,
-                     "items of '%s' must be strings; this one reads as a mapping (a plain "
+                     "items of '%s' must be strings%s; this one reads as a mapping (a plain "
                      "item containing ': ' is key: value to YAML, so quote it)",
-                     key);
+                     key, strcmp(key, "fix") ? "" : " or {text, when|unless}");
             continue;
         }
         if (it->kind != LDXI_YSCALAR || !*it->str) {
@@ -599,6 +612,79 @@ static const ldxi_cond *tracker_node(const ldxi_cond *n, int t)
     return l ? l : tracker_node(n->r, t);
 }
 
+/* fix: [text, or {text, when: COND} / {text, unless: COND}]: COND is a condition over the
+ * rule's signals, as `condition` is, read on the log at hand: a step `when` it holds
+ * comes first, one `unless` it holds is left out. Sequences (then, after) are counted
+ * while scanning, for the rule's condition only, so a step cannot use them. */
+static void load_fix(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
+{
+    const ldxi_ynode *n = ldxi_ymap_get(root, "fix");
+    if (!n || n->kind != LDXI_YSEQ || !r->info.fix.n) return; /* said by strlist */
+    bool any = false;
+    for (size_t i = 0; i < n->n; i++) any |= n->items[i]->kind == LDXI_YMAP;
+    if (!any) return;
+    size_t nf = r->info.fix.n;
+    const char **src = ldxi_arena_alloc(c->arena, nf * sizeof(*src));
+    bool *unless = ldxi_arena_alloc(c->arena, nf * sizeof(*unless));
+    ldxi_cond **conds = ldxi_arena_alloc(c->arena, nf * sizeof(*conds));
+    size_t ns = r->info.nsignals;
+    ldxi_cond_sig *cs = calloc(ns ? ns : 1, sizeof(*cs));
+    if (!src || !unless || !conds || !cs) {
+        free(cs);
+        return;
+    }
+    for (size_t i = 0; i < ns; i++) {
+        cs[i].name = r->info.signals[i].name;
+        cs[i].caps = r->sigs[i].capnames;
+        cs[i].ncaps = r->sigs[i].ncaps;
+    }
+    memset(src, 0, nf * sizeof(*src));
+    memset(unless, 0, nf * sizeof(*unless));
+    memset(conds, 0, nf * sizeof(*conds));
+    /* i walks the items, k the steps strlist kept (it left out the ones it said were bad) */
+    for (size_t j = 0, k = 0; j < n->n && k < nf; j++) {
+        const ldxi_ynode *it = n->items[j];
+        const ldxi_ynode *t = it->kind == LDXI_YMAP ? ldxi_ymap_get(it, "text") : NULL;
+        bool kept = it->kind == LDXI_YMAP ? t && t->kind == LDXI_YSCALAR && *t->str
+                                          : it->kind == LDXI_YSCALAR && *it->str;
+        if (!kept) continue;
+        size_t i = k++;
+        if (it->kind != LDXI_YMAP) continue;
+        check_keys(c, it, fix_keys, "fix");
+        const ldxi_ynode *w = ldxi_ymap_get(it, "when"), *u = ldxi_ymap_get(it, "unless");
+        if ((w != NULL) == (u != NULL)) {
+            error_at(c, it, "a fix step that is a mapping takes one of 'when' and 'unless'");
+            continue;
+        }
+        const ldxi_ynode *cn = w ? w : u;
+        if (cn->kind != LDXI_YSCALAR || !*cn->str) {
+            error_at(c, cn, "fix: '%s' must be a non-empty condition", w ? "when" : "unless");
+            continue;
+        }
+        char err[256];
+        size_t off = 0;
+        src[i] = trim_end(c, cn->str);
+        unless[i] = u != NULL;
+        if (ldxi_cond_parse(src[i], cs, ns, c->arena, &conds[i], &off, err, sizeof err) != LDX_OK) {
+            ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, cn->line,
+                         cn->quoted == 2 ? cn->col : col_of(cn, off), "fix: %s: %s",
+                         w ? "when" : "unless", err);
+            c->errors++;
+            continue;
+        }
+        ldxi_tracker *tr = NULL;
+        if (ldxi_cond_trackers(conds[i], c->arena, &tr)) {
+            error_at(c, cn, "fix: then() and after() are counted for the rule's condition only; "
+                            "a step's condition cannot use them");
+            conds[i] = NULL;
+        }
+    }
+    free(cs);
+    r->info.fix_cond = src;
+    r->info.fix_unless = unless;
+    r->fix_conds = conds;
+}
+
 static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
 {
     const ldxi_ynode *cn = ldxi_ymap_get(root, "condition");
@@ -672,6 +758,7 @@ static void mark_numbers(ctx *c, ldxi_rule *r)
         where_numbers(sc->where, sc);
     }
     cond_numbers(r->cond, r);
+    for (size_t i = 0; r->fix_conds && i < r->info.fix.n; i++) cond_numbers(r->fix_conds[i], r);
 }
 
 static void load_symptoms(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
@@ -922,6 +1009,7 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
     load_symptoms(&c, root, r);
     load_signals(&c, root, r);
     load_condition(&c, root, r);
+    load_fix(&c, root, r);
     mark_numbers(&c, r);
     load_examples(&c, root, r);
     load_advice(&c, root, r);

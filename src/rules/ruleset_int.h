@@ -80,6 +80,7 @@ typedef struct ldxi_rule {
     ldxi_cond *cond;       /* NULL: any symptom fires */
     ldxi_cause *causes;    /* info.caused_by.n of them */
     ldxi_when *whens;      /* parsed info.advice[].when */
+    ldxi_cond **fix_conds; /* parsed info.fix_cond[] (NULL where a step has none) */
     ldxi_tracker *trackers; /* sequences the scanner must count for the condition */
     size_t ntrackers;
     double total_weight;   /* of all signals */
