@@ -34,7 +34,7 @@ gzip -dc "$tmp/x/usr/share/man/man1/logdx.1.gz" | grep -q '^\.TH LOGDX 1' ||
   { echo "package: the man page does not decompress to logdx.1"; fail=1; }
 "$tmp/x/usr/bin/logdx" --version >/dev/null 2>&1 || { echo "package: its logdx does not run"; fail=1; }
 # --fail-on: lintian's own exit status says whether a tag of these levels was emitted
-lintian --fail-on error,warning --no-tag-display-limit "$deb" >"$tmp/lintian.out" 2>&1
+lintian --fail-on error,warning --tag-display-limit 0 "$deb" >"$tmp/lintian.out" 2>&1
 rc=$?
 grep -v '^running with root privileges' "$tmp/lintian.out" | grep . >"$tmp/tags"
 if [ $rc != 0 ] || grep -q '^[EW]:' "$tmp/tags"; then
