@@ -29,7 +29,7 @@ typedef struct {
     int rank;            /* -1: none */
     ldx_ts_kind ts_kind; /* when the line says it was written */
     double ts;
-    char host[64];       /* "" when the line names none */
+    char *host;          /* the host the line names, or NULL */
     long step;           /* -1 when none */
     char *text;
     const char *signal;
@@ -110,9 +110,10 @@ typedef struct {
     ldx_diagnosis *diagnoses; /* ranked: the first is the most likely initiating cause */
     size_t n;
     ldx_msgs *errors;         /* problems reading this input */
-    ldx_launcher_info launcher; /* torchrun's failure summary (.present) */
-    const char *versions[16];  /* by component, as ldx_version_component() names them */
-    char vstore[16][32];
+    ldx_launcher_info launcher; /* torchrun's failure summary (.present; its strings are the
+                                 * report's when it is present) */
+    char **versions;          /* versions[i]: the version of ldx_version_component(i) the log
+                               * names, or NULL */
     char *launcher_note;      /* what the summary means for finding the cause, or NULL */
 } ldx_file_report;
 

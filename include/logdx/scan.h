@@ -84,19 +84,6 @@ typedef enum {
     LDX_TS_BOOT     /* dmesg: seconds since boot */
 } ldx_ts_kind;
 
-/* What a line says about itself besides its message. */
-typedef struct {
-    int rank;             /* -1: none */
-    ldx_ts_kind ts_kind;
-    double ts;            /* seconds, meaning per ts_kind */
-    char host[64];        /* "" when none */
-    long step;            /* training step or iteration, -1: none */
-} ldx_line_info;
-
-/* Reads rank, timestamp (ISO-8601, Python logging, glog, syslog, dmesg), host (NCCL
- * prefix, syslog) and step ("step 10", "iteration 100/", "global_step=5"). */
-void ldx_line_parse(const char *text, size_t len, ldx_line_info *info);
-
 /* torchrun / torch.distributed.elastic's failure summary, the block that starts with
  * "Root Cause (first observed failure):": which rank stopped first, and how. */
 typedef struct {
@@ -107,9 +94,9 @@ typedef struct {
     bool has_exitcode;
     int exitcode;         /* negative: killed by signal -exitcode */
     int signal;           /* 0 none */
-    char signame[16];     /* "SIGKILL" when the summary names it */
-    char host[64];
-    char time[40];
+    const char *signame;  /* "SIGKILL" when the summary names it, else "" */
+    const char *host;     /* "" when it names none */
+    const char *time;     /* as written, "" when none */
     bool error_file_missing; /* "error_file: <N/A>": the rank's own error is elsewhere */
     unsigned other_failures; /* further failed ranks listed under "Failures:" */
 } ldx_launcher_info;

@@ -33,6 +33,7 @@ const char *ldx_role_name(ldx_role r)
 void ldxi_evidence_free(ldx_evidence *e)
 {
     free(e->text);
+    free(e->host);
     for (size_t c = 0; c < e->ncaps; c++) free(e->caps[c].value);
     free(e->caps);
 }
@@ -59,7 +60,7 @@ static ldx_status add_evidence(ldx_diagnosis *d, const ldxi_rule *r, size_t k,
     e->ts_kind = h->info.ts_kind;
     e->ts = h->info.ts;
     e->step = h->info.step;
-    memcpy(e->host, h->info.host, sizeof e->host);
+    if (h->info.host[0] && !(e->host = ldxi_strdup(h->info.host))) return LDX_ENOMEM;
     e->signal = r->info.signals[k].name;
     e->text = ldxi_strdup(h->text ? h->text : "");
     e->row = -1;
@@ -522,7 +523,7 @@ static char *launcher_note(const ldx_file_report *fr)
     const ldx_launcher_info *l = &fr->launcher;
     if (!l->present || l->rank < 0) return NULL;
     char where[96] = "";
-    if (l->host[0]) snprintf(where, sizeof where, " on host %s", l->host);
+    if (l->host && *l->host) snprintf(where, sizeof where, " on host %s", l->host);
     for (size_t i = 0; i < fr->n; i++) {
         const ldx_diagnosis *d = &fr->diagnoses[i];
         if (d->rank == l->rank && d->role != LDX_ROLE_COLLATERAL &&
@@ -534,7 +535,7 @@ static char *launcher_note(const ldx_file_report *fr)
                                  (unsigned long long)d->line);
         }
     }
-    const char *sig = l->signame[0] ? l->signame : "";
+    const char *sig = l->signame ? l->signame : "";
     if (l->signal == 9)
         return ldxi_asprintf(
             "the launcher names rank %d%s as the first failure: it was killed by SIGKILL "
@@ -693,7 +694,8 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
         return LDX_ENOMEM;
     }
     fr->lines = ldx_scanner_lines(s);
-    if (!fr->path || ldx_msgs_create(&fr->errors) != LDX_OK) {
+    fr->versions = calloc(LDXI_NCOMPONENTS, sizeof(char *));
+    if (!fr->path || !fr->versions || ldx_msgs_create(&fr->errors) != LDX_OK) {
         ldx_file_report_destroy(fr);
         return LDX_ENOMEM;
     }
@@ -714,7 +716,14 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
     }
     if (st == LDX_OK) {
         const ldx_launcher_info *li = ldx_scanner_launcher(s);
-        if (li) fr->launcher = *li;
+        if (li) {
+            /* the scanner's strings live as long as its scan: the report takes copies */
+            fr->launcher = *li;
+            fr->launcher.signame = ldxi_strdup(li->signame);
+            fr->launcher.host = ldxi_strdup(li->host);
+            fr->launcher.time = ldxi_strdup(li->time);
+            if (!fr->launcher.signame || !fr->launcher.host || !fr->launcher.time) st = LDX_ENOMEM;
+        }
         fr->n = give_way(fr->diagnoses, fired, fr->n);
         fr->n = settle_unclassified(s, fr->diagnoses, fired, fr->n, fr->lines, li);
         assign_roles(fr->diagnoses, fr->n, fired, li);
@@ -730,10 +739,9 @@ ldx_status ldx_diagnose(ldx_scanner *s, const char *path, ldx_file_report **out)
         if (fit) fr->diagnoses = fit;
     }
     if (st == LDX_OK) fr->launcher_note = launcher_note(fr);
-    for (size_t i = 0; st == LDX_OK && i < LDXI_NCOMPONENTS && i < 16; i++) {
+    for (size_t i = 0; st == LDX_OK && i < LDXI_NCOMPONENTS; i++) {
         const char *v = ldxi_scanner_version_at(s, (int)i);
-        fr->versions[i] = v ? fr->vstore[i] : NULL;
-        if (v) snprintf(fr->vstore[i], sizeof fr->vstore[i], "%s", v);
+        if (v && !(fr->versions[i] = ldxi_strdup(v))) st = LDX_ENOMEM;
     }
     if (st != LDX_OK) {
         ldx_file_report_destroy(fr);
@@ -809,6 +817,13 @@ void ldx_file_report_destroy(ldx_file_report *fr)
     free(fr->diagnoses);
     ldx_msgs_destroy(fr->errors);
     free(fr->launcher_note);
+    if (fr->launcher.present) {
+        free((char *)fr->launcher.signame);
+        free((char *)fr->launcher.host);
+        free((char *)fr->launcher.time);
+    }
+    for (size_t i = 0; fr->versions && i < LDXI_NCOMPONENTS; i++) free(fr->versions[i]);
+    free(fr->versions);
     free(fr->path);
     free(fr->path_bytes);
     free(fr);

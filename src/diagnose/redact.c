@@ -307,17 +307,21 @@ ldx_status ldx_redact_text(ldx_redactor *rd, const char *text, char **out)
 }
 
 /* A host field (an evidence line's, the launcher's): an address or a name as a whole. */
-static ldx_status redact_host_field(ldx_redactor *rd, char *host, size_t size)
+/* A host field: the placeholder for its name (or address); *host is replaced. */
+static ldx_status redact_host_field(ldx_redactor *rd, char **hostp)
 {
-    size_t len = strlen(host);
+    const char *host = *hostp;
+    size_t len = host ? strlen(host) : 0;
     if (!len || is_placeholder(host, len) || !strcmp(host, "localhost")) return LDX_OK;
     bool addr = true;
     for (size_t i = 0; i < len; i++)
         if (!strchr("0123456789abcdefABCDEF.:", host[i])) addr = false;
     bool dotted = strchr(host, '.') != NULL, colon = strchr(host, ':') != NULL;
     const char *ph = placeholder(rd, addr && (dotted || colon) ? K_IP : K_HOST, host, len);
-    if (!ph) return LDX_ENOMEM;
-    snprintf(host, size, "%s", ph);
+    char *copy = ph ? ldxi_strdup(ph) : NULL;
+    if (!copy) return LDX_ENOMEM;
+    free(*hostp);
+    *hostp = copy;
     return LDX_OK;
 }
 
@@ -359,11 +363,11 @@ ldx_status ldx_msgs_redact(ldx_redactor *rd, ldx_msgs **m)
 ldx_status ldx_file_report_redact(ldx_file_report *fr, ldx_redactor *rd)
 {
     /* host fields first, so that pass 2 finds these names anywhere in the text */
-    LDX_TRY(redact_host_field(rd, fr->launcher.host, sizeof fr->launcher.host));
+    if (fr->launcher.present) LDX_TRY(redact_host_field(rd, (char **)&fr->launcher.host));
     for (size_t i = 0; i < fr->n; i++)
         for (size_t j = 0; j < fr->diagnoses[i].nevidence; j++) {
             ldx_evidence *e = &fr->diagnoses[i].evidence[j];
-            LDX_TRY(redact_host_field(rd, e->host, sizeof e->host));
+            LDX_TRY(redact_host_field(rd, &e->host));
         }
     LDX_TRY(redact_in_place(rd, &fr->path));
     LDX_TRY(redact_in_place(rd, &fr->launcher_note));

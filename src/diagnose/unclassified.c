@@ -71,13 +71,13 @@ static bool add(ldx_diagnosis *u, size_t *cap, uint64_t line, const char *text,
     e->signal = signal;
     e->text = ldxi_strdup(text);
     if (!e->text) return false;
-    ldx_line_info li;
-    ldx_line_parse(text, strlen(text), &li);
+    ldxi_line_info li;
+    ldxi_line_parse(text, strlen(text), &li);
     e->rank = li.rank;
     e->ts_kind = li.ts_kind;
     e->ts = li.ts;
     e->step = li.step;
-    memcpy(e->host, li.host, sizeof e->host);
+    if (li.host[0] && !(e->host = ldxi_strdup(li.host))) return LDX_ENOMEM;
     u->nevidence++;
     return true;
 }

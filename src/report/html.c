@@ -219,7 +219,7 @@ static void evidence(html_state *s, ldx_buf *b, const ldx_diagnosis *d)
         esc(s, b, e->signal);
         if (e->rank >= 0) putf(s, b, " · rank %d", e->rank);
         put_time(s, b, e->ts_kind, e->ts);
-        if (e->host[0]) {
+        if (e->host && *e->host) {
             put(s, b, " · host ");
             esc_bytes(s, b, e->host);
         }

@@ -132,7 +132,7 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
             ldx_format_time(e->ts_kind, e->ts, tb, sizeof tb);
             cJSON_AddStringToObject(eo, "time", tb);
         }
-        if (e->host[0]) cJSON_AddStringToObject(eo, "host", e->host);
+        if (e->host && *e->host) cJSON_AddStringToObject(eo, "host", e->host);
         if (e->step >= 0) cJSON_AddNumberToObject(eo, "step", (double)e->step);
         cJSON *caps = cJSON_AddObjectToObject(eo, "captures");
         for (size_t c = 0; c < e->ncaps; c++)
@@ -250,8 +250,8 @@ cJSON *ldxi_json_file(const ldx_file_report *fr)
         cJSON_AddItemToObject(lo, "local_rank", rank_item(l->local_rank));
         if (l->has_exitcode) cJSON_AddNumberToObject(lo, "exitcode", l->exitcode);
         if (l->signal) cJSON_AddNumberToObject(lo, "signal", l->signal);
-        if (l->host[0]) cJSON_AddStringToObject(lo, "host", l->host);
-        if (l->time[0]) cJSON_AddStringToObject(lo, "time", l->time);
+        if (l->host && *l->host) cJSON_AddStringToObject(lo, "host", l->host);
+        if (l->time && *l->time) cJSON_AddStringToObject(lo, "time", l->time);
         cJSON_AddBoolToObject(lo, "error_file_missing", l->error_file_missing);
         cJSON_AddNumberToObject(lo, "other_failures", l->other_failures);
         if (fr->launcher_note) cJSON_AddStringToObject(lo, "note", fr->launcher_note);

@@ -155,7 +155,7 @@ static void fingerprint(const ldx_diagnosis *d, char out[17])
     const ldx_evidence *e = primary(d);
     if (e) {
         static const char seps[] = " \t,;()[]{}<>\"'=|";
-        const char *host = e->host[0] ? e->host : NULL;
+        const char *host = e->host && *e->host ? e->host : NULL;
         bool after_number = false; /* the last word varied: a unit after it varies too */
         for (const char *p = e->text; *p;) {
             size_t n = strcspn(p, seps);

@@ -79,6 +79,10 @@ void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t line
     if (n > 4096) return;
     if (find(s, n, "Root Cause (first observed failure):")) {
         memset(&l->info, 0, sizeof l->info);
+        l->signame[0] = l->host[0] = l->time[0] = '\0';
+        l->info.signame = l->signame;
+        l->info.host = l->host;
+        l->info.time = l->time;
         l->info.present = true;
         l->info.line = lineno;
         l->info.rank = l->info.local_rank = -1;
@@ -107,9 +111,9 @@ void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t line
     const char *end = s + n;
     ldx_launcher_info *li = &l->info;
     if (!strcmp(key, "time")) {
-        copy_value(li->time, sizeof li->time, val, end);
+        copy_value(l->time, sizeof l->time, val, end);
     } else if (!strcmp(key, "host")) {
-        copy_value(li->host, sizeof li->host, val, end);
+        copy_value(l->host, sizeof l->host, val, end);
     } else if (!strcmp(key, "rank")) {
         li->rank = (int)num_in(val, end, NULL);
         const char *lr = find(val, (size_t)(end - val), "local_rank:");
@@ -130,7 +134,7 @@ void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t line
             li->signal = (int)num_in(sig + 7, end, NULL);
             const char *open = memchr(sig, '(', (size_t)(end - sig));
             const char *close = open ? memchr(open, ')', (size_t)(end - open)) : NULL;
-            if (open && close) copy_value(li->signame, sizeof li->signame, open + 1, close);
+            if (open && close) copy_value(l->signame, sizeof l->signame, open + 1, close);
         }
     }
 }

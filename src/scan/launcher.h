@@ -7,7 +7,8 @@
 typedef struct {
     int state;                 /* 0 outside, 1 in "Failures:", 2 in the root cause */
     unsigned pending_failures;
-    ldx_launcher_info info;    /* the last complete summary wins */
+    ldx_launcher_info info;    /* the last complete summary wins; its strings are these: */
+    char signame[16], host[64], time[40];
 } ldxi_launcher;
 
 void ldxi_launcher_feed(ldxi_launcher *l, const char *text, size_t len, uint64_t lineno);

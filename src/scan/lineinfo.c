@@ -61,7 +61,7 @@ static double clock_at(const char *s, size_t n, size_t *i)
 static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 
-static void parse_time(const char *s, size_t n, ldx_line_info *li)
+static void parse_time(const char *s, size_t n, ldxi_line_info *li)
 {
     size_t w = n < TS_WINDOW ? n : TS_WINDOW;
     /* dmesg: "[12345.678901] ..." seconds since boot */
@@ -151,7 +151,7 @@ static void parse_time(const char *s, size_t n, ldx_line_info *li)
 }
 
 /* NCCL: "host:pid:tid [rank] NCCL ..." */
-static void parse_host(const char *s, size_t n, ldx_line_info *li)
+static void parse_host(const char *s, size_t n, ldxi_line_info *li)
 {
     if (li->host[0]) return;
     size_t w = n < 200 ? n : 200;
@@ -184,7 +184,7 @@ static void parse_host(const char *s, size_t n, ldx_line_info *li)
 }
 
 /* "step 10", "iteration 100/", "global_step=5", "Iter 3", "'step': 7" */
-static void parse_step(const char *s, size_t n, ldx_line_info *li)
+static void parse_step(const char *s, size_t n, ldxi_line_info *li)
 {
     size_t w = n < STEP_WINDOW ? n : STEP_WINDOW;
     static const char *const words[] = {"global_step", "iteration", "step", "iter"};
@@ -210,7 +210,7 @@ static void parse_step(const char *s, size_t n, ldx_line_info *li)
     }
 }
 
-void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldx_line_info *li)
+void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldxi_line_info *li)
 {
     memset(li, 0, sizeof(*li));
     li->step = -1;
@@ -220,7 +220,7 @@ void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldx_line_inf
     parse_step(text, len, li);
 }
 
-void ldx_line_parse(const char *text, size_t len, ldx_line_info *li)
+void ldxi_line_parse(const char *text, size_t len, ldxi_line_info *li)
 {
     ldxi_line_parse_ranked(text, len, ldx_line_rank(text, len), li);
 }

@@ -20,10 +20,23 @@
 #define LDXI_SAMPLES 32      /* values kept per series for display */
 #define LDXI_RANK_BITS 4096
 
+/* What a line says about itself besides its message. */
+typedef struct {
+    int rank;             /* -1: none */
+    ldx_ts_kind ts_kind;
+    double ts;            /* seconds, meaning per ts_kind */
+    char host[64];        /* "" when none */
+    long step;            /* training step or iteration, -1: none */
+} ldxi_line_info;
+
+/* Reads rank, timestamp (ISO-8601, Python logging, glog, syslog, dmesg), host (NCCL
+ * prefix, syslog) and step ("step 10", "iteration 100/", "global_step=5"). */
+void ldxi_line_parse(const char *text, size_t len, ldxi_line_info *info);
+
 typedef struct {
     uint64_t line;
     int rank;
-    ldx_line_info info;   /* time, host, step of the line */
+    ldxi_line_info info;   /* time, host, step of the line */
     char *text;
     char **caps;   /* one per named capture of the signal; NULL when it did not take part */
 } ldxi_hit;
@@ -195,7 +208,7 @@ typedef struct {
 typedef struct {
     bool ranked, parsed;
     int rank;
-    ldx_line_info li;
+    ldxi_line_info li;
 } ldxi_linectx;
 
 struct ldx_scanner {
@@ -280,8 +293,9 @@ void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
 bool ldxi_versions_possible(const char *text, size_t len, pcre2_match_data *md);
 /* ldx_scanner_version by component index (ldxi_components); NULL for -1 or none seen. */
 const char *ldxi_scanner_version_at(const ldx_scanner *s, int c);
-/* ldx_line_parse for a line whose rank is already known. */
-void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldx_line_info *li);
+/* ldxi_line_parse for a line whose rank is already known. */
+
+void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldxi_line_info *li);
 /* Scans the lines queued for the prefilter; ldx_diagnose() calls it before reading. */
 void ldxi_scanner_flush(ldx_scanner *s);
 

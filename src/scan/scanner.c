@@ -175,7 +175,7 @@ const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, siz
  * window of then() is checked against the latest hit of a, so "b within N after some
  * a" is counted exactly without keeping a history. */
 static void track(ldx_scanner *s, const ldxi_rule *r, size_t i, size_t k, uint64_t lineno,
-                  const ldx_line_info *li)
+                  const ldxi_line_info *li)
 {
     for (size_t t = 0; t < r->ntrackers; t++) {
         const ldxi_tracker *tr = &r->trackers[t];
@@ -270,7 +270,7 @@ static void need_parse(ldxi_linectx *lc, const char *text, size_t len)
 {
     if (!lc->parsed) {
         if (lc->ranked) ldxi_line_parse_ranked(text, len, lc->rank, &lc->li);
-        else ldx_line_parse(text, len, &lc->li);
+        else ldxi_line_parse(text, len, &lc->li);
         lc->parsed = lc->ranked = true;
         lc->rank = lc->li.rank;
     }
@@ -305,7 +305,7 @@ static char *evidence_text(const ldxi_sigc *sc, const char *text, size_t len, co
 
 /* Copies a hit's text and captures (ov: 2 offsets per capture, SIZE_MAX when unset). */
 static void fill_hit(ldxi_hit *h, const ldxi_sigc *sc, const char *text, size_t len,
-                     const size_t *ov, const ldx_line_info *li)
+                     const size_t *ov, const ldxi_line_info *li)
 {
     h->info = *li;
     h->text = evidence_text(sc, text, len, ov);
@@ -319,7 +319,7 @@ static void fill_hit(ldxi_hit *h, const ldxi_sigc *sc, const char *text, size_t 
 
 /* A pending last hit made: its text, captures and line structure. Signals that last
  * hit the same line share one parse of it (*parsed, li). */
-static void make_last(ldxi_sigstate *ss, size_t ncaps, const char **parsed, ldx_line_info *li)
+static void make_last(ldxi_sigstate *ss, size_t ncaps, const char **parsed, ldxi_line_info *li)
 {
     ldxi_sigc sc = {.ncaps = ncaps};
     if (ss->pend_text != *parsed) {
@@ -338,7 +338,7 @@ static void make_last(ldxi_sigstate *ss, size_t ncaps, const char **parsed, ldx_
 void ldxi_scan_materialize(ldx_scanner *s)
 {
     const char *parsed = NULL;
-    ldx_line_info li;
+    ldxi_line_info li;
     size_t keep = 0;
     for (size_t i = 0; i < s->npend; i++) {
         ldxi_sigstate *ss = s->pend[i].ss;
@@ -362,7 +362,7 @@ void ldxi_scan_materialize(ldx_scanner *s)
 void ldxi_scan_settle(ldx_scanner *s)
 {
     const char *parsed = NULL;
-    ldx_line_info li;
+    ldxi_line_info li;
     for (size_t i = 0; i < s->npend; i++)
         if (s->pend[i].ss->last_pending) make_last(s->pend[i].ss, s->pend[i].ncaps, &parsed, &li);
     s->npend = 0;

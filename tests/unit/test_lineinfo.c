@@ -4,11 +4,12 @@
 
 #include "test_util.h"
 #include "logdx/scan.h"
+#include "../../src/scan/scan_int.h" /* the line reader is internal */
 
-static ldx_line_info parse(const char *s)
+static ldxi_line_info parse(const char *s)
 {
-    ldx_line_info li;
-    ldx_line_parse(s, strlen(s), &li);
+    ldxi_line_info li;
+    ldxi_line_parse(s, strlen(s), &li);
     return li;
 }
 
@@ -16,30 +17,30 @@ static void test_timestamps(void **state)
 {
     (void)state;
     /* Python logging (DeepSpeed) */
-    ldx_line_info a = parse("[2023-04-28 06:51:29,903] [INFO] [loss_scaler.py:188:update_scale] OVERFLOW!");
+    ldxi_line_info a = parse("[2023-04-28 06:51:29,903] [INFO] [loss_scaler.py:188:update_scale] OVERFLOW!");
     assert_int_equal(a.ts_kind, LDX_TS_WALL);
-    ldx_line_info b = parse("[2023-04-28 06:51:30,648] [INFO] [loss_scaler.py:181:update_scale]");
+    ldxi_line_info b = parse("[2023-04-28 06:51:30,648] [INFO] [loss_scaler.py:181:update_scale]");
     assert_true(fabs((b.ts - a.ts) - 0.745) < 1e-6);
     /* ISO with T, Slurm */
-    ldx_line_info s = parse("slurmstepd: error: *** JOB 1 ON n1 CANCELLED AT 2022-04-14T16:20:46 DUE TO TIME LIMIT ***");
+    ldxi_line_info s = parse("slurmstepd: error: *** JOB 1 ON n1 CANCELLED AT 2022-04-14T16:20:46 DUE TO TIME LIMIT ***");
     assert_int_equal(s.ts_kind, LDX_TS_NONE); /* beyond the prefix window: not a line timestamp */
-    ldx_line_info iso = parse("2026-11-29T18:44:19.5Z trainer started");
+    ldxi_line_info iso = parse("2026-11-29T18:44:19.5Z trainer started");
     assert_int_equal(iso.ts_kind, LDX_TS_WALL);
     assert_true(fabs(iso.ts - 1795977859.5) < 1e-3);
     /* glog (torch elastic) */
-    ldx_line_info g1 = parse("W1129 19:18:53.453000 429 torch/distributed/elastic/multiprocessing/api.py:1012] Sending process 560 closing signal SIGTERM");
-    ldx_line_info g2 = parse("E1129 19:18:53.669000 429 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: 1)");
+    ldxi_line_info g1 = parse("W1129 19:18:53.453000 429 torch/distributed/elastic/multiprocessing/api.py:1012] Sending process 560 closing signal SIGTERM");
+    ldxi_line_info g2 = parse("E1129 19:18:53.669000 429 torch/distributed/elastic/multiprocessing/api.py:986] failed (exitcode: 1)");
     assert_int_equal(g1.ts_kind, LDX_TS_NOYEAR);
     assert_true(fabs((g2.ts - g1.ts) - 0.216) < 1e-6);
     /* [rank0]:[E1129 ...] prefix: glog after a rank prefix is not at the start */
-    ldx_line_info r = parse("[rank0]:[E1129 10:00:00.000000 1 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog");
+    ldxi_line_info r = parse("[rank0]:[E1129 10:00:00.000000 1 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog");
     assert_int_equal(r.rank, 0);
     /* dmesg */
-    ldx_line_info d = parse("[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.");
+    ldxi_line_info d = parse("[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.");
     assert_int_equal(d.ts_kind, LDX_TS_BOOT);
     assert_true(fabs(d.ts - 1234.56789) < 1e-6);
     /* syslog, with host */
-    ldx_line_info k = parse("Nov 29 18:44:19 gpu-node-07 kernel: Out of memory: Killed process 4242 (python)");
+    ldxi_line_info k = parse("Nov 29 18:44:19 gpu-node-07 kernel: Out of memory: Killed process 4242 (python)");
     assert_int_equal(k.ts_kind, LDX_TS_NOYEAR);
     assert_string_equal(k.host, "gpu-node-07");
     /* not timestamps */
@@ -51,10 +52,10 @@ static void test_timestamps(void **state)
 static void test_hosts(void **state)
 {
     (void)state;
-    ldx_line_info a = parse("liangxianchen-funasr-15wh-train-lxc0-w-0:15325:16199 [2] NCCL INFO [Service thread] Connection closed by localRank 2");
+    ldxi_line_info a = parse("liangxianchen-funasr-15wh-train-lxc0-w-0:15325:16199 [2] NCCL INFO [Service thread] Connection closed by localRank 2");
     assert_string_equal(a.host, "liangxianchen-funasr-15wh-train-lxc0-w-0");
     assert_int_equal(a.rank, 2);
-    ldx_line_info b = parse("[rank1]:gpu-a100-03:3401:3560 [1] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<54862> with status=12");
+    ldxi_line_info b = parse("[rank1]:gpu-a100-03:3401:3560 [1] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<54862> with status=12");
     assert_string_equal(b.host, "gpu-a100-03");
     assert_string_equal(parse("no host here [3] NCCL INFO x").host, "");
 }

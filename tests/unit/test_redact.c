@@ -142,7 +142,10 @@ static void test_file_report(void **state)
     ldx_file_report *fr = calloc(1, sizeof(*fr));
     assert_non_null(fr);
     fr->path = strdup("/home/alice/runs/train.log");
-    strcpy(fr->launcher.host, "gpubox");
+    /* a present summary's strings are the report's */
+    fr->launcher.host = strdup("gpubox");
+    fr->launcher.signame = strdup("");
+    fr->launcher.time = strdup("");
     fr->launcher.present = true;
     fr->launcher_note = strdup("the launcher names rank 1 on host gpubox as the first failure");
     assert_int_equal(ldx_msgs_create(&fr->errors), LDX_OK);
@@ -152,7 +155,7 @@ static void test_file_report(void **state)
     ldx_diagnosis *d = &fr->diagnoses[0];
     d->nevidence = 1;
     d->evidence = calloc(1, sizeof(ldx_evidence));
-    strcpy(d->evidence[0].host, "10.9.8.7");
+    d->evidence[0].host = strdup("10.9.8.7");
     d->evidence[0].text = strdup("10.9.8.7 gpubox token=abcdef0123456789");
     d->evidence[0].ncaps = 1;
     d->evidence[0].caps = calloc(1, sizeof(ldx_capture));
