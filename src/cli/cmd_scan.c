@@ -509,8 +509,10 @@ static void print_summary(scan_ctx *c, FILE *fp)
 {
     size_t diagnosed = 0;
     for (size_t i = 0; i < c->nrows; i++) diagnosed += c->rows[i].klass != NULL;
-    fprintf(fp, "\nSummary: %zu files, %zu with a diagnosis, %zu without\n", c->nrows,
+    fprintf(fp, "\nSummary: %zu files, %zu with a diagnosis, %zu without", c->nrows,
             diagnosed, c->nrows - diagnosed);
+    if (c->nbinary) fprintf(fp, "; %zu binary file%s skipped", c->nbinary, c->nbinary == 1 ? "" : "s");
+    fputc('\n', fp);
     if (!diagnosed) return;
     summary_row *v = malloc(c->nrows * sizeof(*v));
     if (!v) return;

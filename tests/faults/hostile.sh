@@ -258,6 +258,9 @@ gzip -c "$oom" >"$tmp/bins/a.log.gz"
 if [ $rc = 1 ] && grep -q "2 binary files in the folders skipped" "$tmp/e" && grep -q "padded.log:.*cuda_oom" "$tmp/o" &&
    grep -q "a.log.gz:.*cuda_oom" "$tmp/o" && ! grep -q "exe:\|model.bin:" "$tmp/o"; then ok
 else bad "binary files in a folder: rc $rc: $(head -c 200 "$tmp/e")"; fi
+"$logdx" "$tmp/bins" >"$tmp/o" 2>"$tmp/e"
+if grep -q "^Summary: 3 files, 3 with a diagnosis, 0 without; 2 binary files skipped$" "$tmp/o"; then ok
+else bad "the batch summary does not count the binary files skipped: $(grep Summary "$tmp/o")"; fi
 "$logdx" -q "$tmp/bins/model.bin" >"$tmp/o" 2>"$tmp/e"; rc=$?
 if [ $rc = 0 ] && ! grep -q "skipped" "$tmp/e"; then ok; else bad "a binary named on the command line: rc $rc"; fi
 
