@@ -29,10 +29,14 @@ for h in "$src"/include/logdx/*.h; do
 done
 pc=$(find "$tmp/prefix" -name logdx.pc | head -1)
 [ -n "$pc" ] || bad "logdx.pc not installed"
-# a program built as a user would: pkg-config only
+# a program built as a user would: pkg-config only (and, against a sanitizer build of
+# the library, the same sanitizer, whose runtime must come first)
 export PKG_CONFIG_PATH="$(dirname "$pc")"
-# shellcheck disable=SC2046
-cc -Wall -Werror "$src/examples/embed/diagnose.c" $(pkg-config --cflags --libs logdx) \
+san=
+grep -q '^LOGDX_SANITIZE:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null && san="-fsanitize=address,undefined"
+grep -q '^LOGDX_TSAN:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null && san="-fsanitize=thread"
+# shellcheck disable=SC2046,SC2086
+cc -Wall -Werror $san "$src/examples/embed/diagnose.c" $(pkg-config --cflags --libs logdx) \
   -o "$tmp/diagnose" 2>"$tmp/cc.log" || { bad "the example does not build:"; cat "$tmp/cc.log"; }
 if [ -x "$tmp/diagnose" ]; then
   needed=$(readelf -d "$tmp/diagnose" | sed -n 's/.*Shared library: \[\(liblogdx[^]]*\)\]/\1/p')
