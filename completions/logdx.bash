@@ -30,8 +30,8 @@ _logdx()
     local cur prev
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local opts="--format -f --output -o --rules -r --no-default-rules --fail-on --quiet -q --brief --baseline --include --exclude --max-members --max-decoded --follow-links --jobs -j --redact --follow --pid --idle --keep-log --progress --strict --perf --color --no-color --help -h --version -V"
-    local takes_value="--format -f --output -o --rules -r --fail-on --baseline --include --exclude --max-members --max-decoded --jobs -j --pid --idle --keep-log --progress --color"
+    local opts="--format -f --output -o --rules -r --no-default-rules --fail-on --quiet -q --brief --baseline --include --exclude --max-members --max-decoded --shard --files-from --null -0 --follow-links --jobs -j --redact --follow --pid --idle --keep-log --progress --strict --perf --color --no-color --help -h --version -V"
+    local takes_value="--format -f --output -o --rules -r --fail-on --baseline --include --exclude --max-members --max-decoded --shard --files-from --jobs -j --pid --idle --keep-log --progress --color"
 
     # The words so far without options and their values: the command and its arguments.
     local -a pos=()
@@ -90,6 +90,12 @@ _logdx()
             return ;;
         --max-decoded)
             
+            return ;;
+        --shard)
+            
+            return ;;
+        --files-from)
+            COMPREPLY=($(compgen -f -- "$cur"))
             return ;;
         --jobs | -j)
             

@@ -30,6 +30,9 @@ typedef struct {
     int jobs;             /* -j N: threads; 0 = the number of cores */
     bool redact;          /* --redact: hosts, IPs, users, tokens -> placeholders */
     bool follow;          /* --follow: watch a growing file */
+    uint32_t shard_k, shard_n; /* --shard K/N (shard_n 0: the whole input) */
+    const char *files_from; /* --files-from FILE: more inputs, one a line ("-": stdin) */
+    bool null_names;      /* -0/--null: those names end with NUL */
     int pid;              /* --follow --pid PID: until that process has exited (0: none) */
     double idle;          /* --follow --idle SECONDS: until nothing new for that long (0: none) */
     const char *keep_log; /* run --keep-log PATH: a copy of the command's output */

@@ -46,6 +46,8 @@ typedef struct {
     const ldx_file_report *baseline;
     uint64_t max_members, max_decoded; /* --max-members, --max-decoded (0: defaults) */
     bool in_folder;           /* walking a folder given (not a file named) */
+    uint32_t shard_k, shard_n; /* --shard K/N; shard_n 0: every input */
+    size_t inputs_seen;       /* inputs found, in every shard */
     size_t nbinary;           /* binary files met in folders and skipped */
     task *tasks;
     size_t ntasks, captasks;
@@ -120,9 +122,25 @@ static bool binary_file(const char *path)
     return n > 0 && ldx_input_looks_binary(head, (size_t)n);
 }
 
+/* Which shard an input belongs to: FNV-1a of its path as given, so that a file added to
+ * the archive never moves another between shards, and every task of a job array that is
+ * given the same arguments agrees without talking to the others. */
+static uint32_t shard_of(const char *path, uint32_t n)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ull;
+    }
+    return (uint32_t)(h % n);
+}
+
 static ldx_status walk_found(const char *path, void *vctx)
 {
     scan_ctx *c = vctx;
+    c->inputs_seen++;
+    /* before anything reads the file: another shard's inputs cost nothing here */
+    if (c->shard_n && shard_of(path, c->shard_n) != c->shard_k) return LDX_OK;
     if (c->in_folder && binary_file(path)) {
         c->nbinary++;
         return LDX_OK;
@@ -561,6 +579,41 @@ static void print_summary(scan_ctx *c, FILE *fp)
 
 /* ---- the command ---- */
 
+/* --files-from: the names in FILE ("-": standard input), one a line or NUL-terminated
+ * (-0); empty names are skipped. 0, or -1 with a message. */
+static int read_names(const char *path, bool nul, char ***out, size_t *n)
+{
+    FILE *fp = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!fp) {
+        fprintf(stderr, "logdx: --files-from %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0, vcap = 0;
+    ssize_t len;
+    int rc = 0;
+    while ((len = getdelim(&line, &cap, nul ? '\0' : '\n', fp)) >= 0) {
+        if (len && line[len - 1] == (nul ? '\0' : '\n')) line[--len] = '\0';
+        if (!nul && len && line[len - 1] == '\r') line[--len] = '\0'; /* a list made on Windows */
+        if (!len) continue;
+        char *name = strdup(line);
+        if (!name || !grow((void **)out, &vcap, *n + 1, sizeof(char *))) {
+            free(name);
+            fprintf(stderr, "logdx: out of memory\n");
+            rc = -1;
+            break;
+        }
+        (*out)[(*n)++] = name;
+    }
+    if (rc == 0 && ferror(fp)) {
+        fprintf(stderr, "logdx: --files-from %s: read error: %s\n", path, strerror(errno));
+        rc = -1;
+    }
+    free(line);
+    if (fp != stdin) fclose(fp);
+    return rc;
+}
+
 static int default_jobs(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -608,14 +661,27 @@ int cmd_scan(cli_opts *o)
     c.max_decoded = o->max_decoded;
 
     ldx_status st = LDX_OK;
-    if (o->nargs == 0) {
+    c.shard_k = o->shard_k;
+    c.shard_n = o->shard_n;
+    char **listed = NULL;
+    size_t nlisted = 0;
+    if (o->files_from && read_names(o->files_from, o->null_names, &listed, &nlisted) != 0)
+        goto out_listed;
+    bool from_stdin = o->nargs == 0 && !o->files_from;
+    for (size_t i = 0; i < o->nargs; i++) from_stdin |= !strcmp(o->args[i], "-");
+    for (size_t i = 0; i < nlisted; i++) from_stdin |= !strcmp(listed[i], "-");
+    if (from_stdin && o->shard_n) {
+        fprintf(stderr, "logdx: --shard splits files and folders; standard input cannot be split\n");
+        goto out_listed;
+    }
+    if (o->nargs == 0 && !o->files_from) {
         if (isatty(STDIN_FILENO))
             fprintf(stderr, "logdx: reading a log from standard input (see logdx --help)\n");
         st = add_task(&c, "-");
     }
     ldx_walk_filter filter = {o->include, o->ninclude, o->exclude, o->nexclude, o->follow_links};
-    for (size_t i = 0; i < o->nargs && st != LDX_ENOMEM; i++) {
-        const char *p = o->args[i];
+    for (size_t i = 0; i < o->nargs + nlisted && st != LDX_ENOMEM; i++) {
+        const char *p = i < o->nargs ? o->args[i] : listed[i - o->nargs];
         if (!strcmp(p, "-")) {
             st = add_task(&c, p);
             continue;
@@ -655,8 +721,8 @@ int cmd_scan(cli_opts *o)
         fprintf(stderr, "logdx: %zu binary file%s in the folders skipped (name one to scan it)\n",
                 c.nbinary, c.nbinary == 1 ? "" : "s");
     /* nothing to scan (empty folders, or nothing --include lets through) is an error: a CI
-     * gate must not pass on no input */
-    if (st == LDX_OK && c.ntasks == 0) {
+     * gate must not pass on no input; a shard that got none of the inputs found is not */
+    if (st == LDX_OK && c.ntasks == 0 && !(c.shard_n && c.inputs_seen)) {
         ldx_msgs_add(c.errors, LDX_MSG_ERROR, NULL, 0, 0, "no log files found%s",
                      o->ninclude || o->nexclude ? " (see --include/--exclude)" : "");
         cli_print_msgs_from(c.errors, ldx_msgs_count(c.errors) - 1);
@@ -680,6 +746,9 @@ int cmd_scan(cli_opts *o)
     } else {
         rc = (o->fail_on >= 0 && c.worst >= o->fail_on) ? EXIT_FOUND : EXIT_CLEAN;
     }
+out_listed:
+    for (size_t i = 0; i < nlisted; i++) free(listed[i]);
+    free(listed);
 out:
     for (size_t i = 0; i < c.ntasks; i++) free_task(&c.tasks[i]);
     free(c.tasks);

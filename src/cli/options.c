@@ -22,6 +22,9 @@ const cli_option cli_options[] = {
     {"exclude", 0, "GLOB", "in folders, skip files or folders whose name matches (repeatable)", ""},
     {"max-members", 0, "N", "stop reading an archive after N members (default 1000000)", ""},
     {"max-decoded", 0, "SIZE", "stop reading an input after SIZE decoded bytes, e.g. 200G (default 1T)", ""},
+    {"shard", 0, "K/N", "scan only shard K of N (0 <= K < N): the inputs whose path hashes to K, as a job array's task does", ""},
+    {"files-from", 0, "FILE", "also take the inputs' paths from FILE, one a line ('-': standard input)", "@file"},
+    {"null", '0', NULL, "--files-from: the names end with NUL, as find -print0 writes them", NULL},
     {"follow-links", 0, NULL, "in folders, also follow symbolic links that point outside the folder given", NULL},
     {"jobs", 'j', "N", "scan with N threads (default: the number of cores)", ""},
     {"redact", 0, NULL, "replace host names, IP addresses, user names and tokens in evidence with placeholders", NULL},
@@ -174,6 +177,21 @@ static int apply(cli_opts *o, const cli_option *opt, const char *val)
         o->redact = true;
     } else if (!strcmp(n, "follow")) {
         o->follow = true;
+    } else if (!strcmp(n, "shard")) {
+        char *slash, *end;
+        unsigned long k = strtoul(val, &slash, 10), n2 = 0;
+        bool ok = slash != val && *slash == '/' && slash[1] >= '0' && slash[1] <= '9';
+        if (ok) n2 = strtoul(slash + 1, &end, 10);
+        if (!ok || *end != '\0' || n2 == 0 || n2 > 1000000 || k >= n2 || val[0] == '-') {
+            fprintf(stderr, "logdx: --shard takes K/N with 0 <= K < N <= 1000000 (e.g. 3/16), not '%s'\n", val);
+            return EXIT_ERROR;
+        }
+        o->shard_k = (uint32_t)k;
+        o->shard_n = (uint32_t)n2;
+    } else if (!strcmp(n, "files-from")) {
+        o->files_from = val;
+    } else if (!strcmp(n, "null")) {
+        o->null_names = true;
     } else if (!strcmp(n, "pid")) {
         char *end;
         long v = strtol(val, &end, 10);

@@ -1,0 +1,73 @@
+#!/bin/sh
+# --shard K/N and --files-from (issue 20, the map step): for N = 1, 2 and 7 over the same
+# folder, every input is in exactly one shard, and each file's report there is the one a
+# single scan gives; a list read with --files-from (lines, or NUL-separated with -0)
+# scans what it names; stdin cannot be sharded, bad K/N and unreadable lists are errors,
+# and an empty shard of a folder that has inputs is no error.
+set -u
+logdx=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NO_COLOR=1
+fail=0
+check() { if eval "$2"; then :; else echo "shard: FAILED: $1"; fail=1; fi; }
+dir="$root/tests/golden"
+per_file() { # a jsonl report -> one line per file: path and its diagnoses, sorted
+  python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if "path" in r: print(json.dumps([r["path"], r["diagnoses"]], sort_keys=True))' "$1" | sort
+}
+"$logdx" --format jsonl --progress never "$dir" >"$tmp/all.jsonl" 2>/dev/null
+all_rc=$?
+per_file "$tmp/all.jsonl" >"$tmp/all"
+check "the single scan found inputs" '[ "$(wc -l <"$tmp/all")" -gt 30 ]'
+for n in 1 2 7; do
+  : >"$tmp/union"
+  worst=0
+  k=0
+  while [ $k -lt $n ]; do
+    "$logdx" --format jsonl --progress never --shard $k/$n "$dir" >"$tmp/s$k.jsonl" 2>/dev/null
+    rc=$?
+    [ $rc -gt $worst ] && worst=$rc
+    per_file "$tmp/s$k.jsonl" >>"$tmp/union"
+    k=$((k + 1))
+  done
+  sort "$tmp/union" -o "$tmp/union"
+  check "N=$n: every input in exactly one shard, reported as the single scan reports it" \
+    'cmp -s "$tmp/union" "$tmp/all"'
+  # the folder holds damaged inputs (exit 2): some shard says so, as the single scan does
+  check "N=$n: the worst shard exits as the single scan ($all_rc)" '[ $worst = $all_rc ]'
+done
+# more shards than inputs: the empty ones are no error
+mkdir "$tmp/one"
+cp "$root/tests/golden/torchrun-oom-cascade/input.log" "$tmp/one/a.log"
+empty=0
+k=0
+while [ $k -lt 8 ]; do
+  "$logdx" -q --shard $k/8 "$tmp/one" >"$tmp/o" 2>"$tmp/e"
+  rc=$?
+  if [ ! -s "$tmp/o" ]; then [ $rc = 0 ] && empty=$((empty + 1)); fi
+  k=$((k + 1))
+done
+check "an empty shard exits 0, the others find the file once" '[ $empty = 7 ]'
+# --files-from: lines, CRLF lines, NUL-separated
+find "$dir" -name input.log | sort | head -6 >"$tmp/list"
+"$logdx" --format jsonl --files-from "$tmp/list" >"$tmp/l.jsonl" 2>/dev/null
+check "--files-from FILE scans the files it lists" '[ "$(per_file "$tmp/l.jsonl" | wc -l)" = 6 ]'
+sed 's/$/\r/' "$tmp/list" | "$logdx" --format jsonl --files-from - >"$tmp/l2.jsonl" 2>/dev/null
+check "--files-from - reads the list from stdin, CRLF too" 'cmp -s "$tmp/l.jsonl" "$tmp/l2.jsonl"'
+tr '\n' '\0' <"$tmp/list" | "$logdx" --format jsonl --files-from - -0 >"$tmp/l3.jsonl" 2>/dev/null
+check "-0: NUL-separated names, as find -print0 writes" 'cmp -s "$tmp/l.jsonl" "$tmp/l3.jsonl"'
+# errors
+echo 'x' | "$logdx" --shard 0/2 >/dev/null 2>"$tmp/e"
+check "stdin cannot be sharded" '[ $? = 2 ] && grep -q "standard input cannot be split" "$tmp/e"'
+for bad in 2/2 -1/2 a/2 1/0 3 1/2/3; do
+  "$logdx" --shard "$bad" "$dir" >/dev/null 2>"$tmp/e"
+  check "--shard $bad is refused" '[ $? = 2 ] && grep -q "takes K/N" "$tmp/e"'
+done
+"$logdx" --files-from "$tmp/none" >/dev/null 2>"$tmp/e"
+check "an unreadable list is an error" '[ $? = 2 ] && grep -q -- "--files-from" "$tmp/e"'
+[ $fail = 0 ] && echo "shard: all passed"
+exit $fail
