@@ -41,6 +41,42 @@ static size_t tops(char words[][16], size_t max)
     return n;
 }
 
+/* Whether command c is one of word's ("rules" for "rules show"). */
+static bool under(const cli_command *c, const char *word)
+{
+    char w[16];
+    top_word(c, w, sizeof w);
+    return !strcmp(w, word);
+}
+
+/* Whether word heads a group of two-word commands (rules list, rules show, ...). */
+static bool is_group(const char *word)
+{
+    for (const cli_command *c = cli_commands; c->name; c++)
+        if (under(c, word) && second_word(c) && c->name[0] != '[') return true;
+    return false;
+}
+
+/* The second words of word's commands, joined by sep. */
+static void sub_words(FILE *fp, const char *word, const char *sep)
+{
+    bool first = true;
+    for (const cli_command *c = cli_commands; c->name; c++) {
+        if (!under(c, word)) continue;
+        fprintf(fp, "%s%s", first ? "" : sep, second_word(c));
+        first = false;
+    }
+}
+
+/* One case per command of the group word that completes arguments (both shells' case
+ * syntax): "<indent>show) _logdx_args 2 @rule ;;". */
+static void arg_cases(FILE *fp, const char *word, int indent)
+{
+    for (const cli_command *c = cli_commands; c->name; c++)
+        if (under(c, word) && c->complete)
+            fprintf(fp, "%*s%s) _logdx_args 2 %s ;;\n", indent, "", second_word(c), c->complete);
+}
+
 /* ---- bash ---- */
 
 static void bash(FILE *fp)
@@ -149,39 +185,20 @@ static void bash(FILE *fp)
     for (size_t i = 0; i < nt; i++) {
         fprintf(fp, "        %s)\n", words[i]);
         /* a group of two-word commands (rules list, rules show, ...) or one command */
-        bool group = false;
-        for (const cli_command *c = cli_commands; c->name; c++) {
-            char w[16];
-            top_word(c, w, sizeof w);
-            if (!strcmp(w, words[i]) && second_word(c) && c->name[0] != '[') group = true;
-        }
+        bool group = is_group(words[i]);
         if (group) {
             fputs("            if ((${#pos[@]} == 1)); then\n"
                   "                COMPREPLY=($(compgen -W \"",
                   fp);
-            bool f1 = true;
-            for (const cli_command *c = cli_commands; c->name; c++) {
-                char w[16];
-                top_word(c, w, sizeof w);
-                if (strcmp(w, words[i]) != 0) continue;
-                fprintf(fp, "%s%s", f1 ? "" : " ", second_word(c));
-                f1 = false;
-            }
+            sub_words(fp, words[i], " ");
             fputs("\" -- \"$cur\"))\n                return\n            fi\n"
                   "            case ${pos[1]} in\n",
                   fp);
-            for (const cli_command *c = cli_commands; c->name; c++) {
-                char w[16];
-                top_word(c, w, sizeof w);
-                if (strcmp(w, words[i]) != 0 || !c->complete) continue;
-                fprintf(fp, "                %s) _logdx_args 2 %s ;;\n", second_word(c), c->complete);
-            }
+            arg_cases(fp, words[i], 16);
             fputs("            esac ;;\n", fp);
         } else {
             for (const cli_command *c = cli_commands; c->name; c++) {
-                char w[16];
-                top_word(c, w, sizeof w);
-                if (!strcmp(w, words[i]))
+                if (under(c, words[i]))
                     fprintf(fp, "            _logdx_args 1 %s ;;\n", c->complete ? c->complete : "''");
             }
         }
@@ -293,23 +310,14 @@ static void zsh(FILE *fp)
         const cli_command *one = NULL;
         size_t n = 0;
         for (const cli_command *c = cli_commands; c->name; c++) {
-            char w[16];
-            top_word(c, w, sizeof w);
-            if (!strcmp(w, words[i])) one = c, n++;
+            if (under(c, words[i])) one = c, n++;
         }
         fprintf(fp, "    '%s:", words[i]);
         if (n == 1 || one->name[0] == '[') {
             zdesc(fp, one->help);
         } else {
             fputs("the rules: ", fp);
-            bool f1 = true;
-            for (const cli_command *c = cli_commands; c->name; c++) {
-                char w[16];
-                top_word(c, w, sizeof w);
-                if (strcmp(w, words[i]) != 0) continue;
-                fprintf(fp, "%s%s", f1 ? "" : ", ", second_word(c));
-                f1 = false;
-            }
+            sub_words(fp, words[i], ", ");
         }
         fputs("'\n", fp);
     }
@@ -334,12 +342,7 @@ static void zsh(FILE *fp)
           "      case $words[1] in\n",
           fp);
     for (size_t i = 0; i < nt; i++) {
-        bool group = false;
-        for (const cli_command *c = cli_commands; c->name; c++) {
-            char w[16];
-            top_word(c, w, sizeof w);
-            if (!strcmp(w, words[i]) && second_word(c) && c->name[0] != '[') group = true;
-        }
+        bool group = is_group(words[i]);
         fprintf(fp, "        %s)\n", words[i]);
         if (group) {
             fputs("          if (( CURRENT == 2 )); then\n"
@@ -347,9 +350,7 @@ static void zsh(FILE *fp)
                   "            sub=(\n",
                   fp);
             for (const cli_command *c = cli_commands; c->name; c++) {
-                char w[16];
-                top_word(c, w, sizeof w);
-                if (strcmp(w, words[i]) != 0) continue;
+                if (!under(c, words[i])) continue;
                 fprintf(fp, "              '%s:", second_word(c));
                 zdesc(fp, c->help);
                 fputs("'\n", fp);
@@ -359,18 +360,11 @@ static void zsh(FILE *fp)
                         "          else\n"
                         "            case $words[2] in\n",
                     words[i]);
-            for (const cli_command *c = cli_commands; c->name; c++) {
-                char w[16];
-                top_word(c, w, sizeof w);
-                if (strcmp(w, words[i]) != 0 || !c->complete) continue;
-                fprintf(fp, "              %s) _logdx_args 2 %s ;;\n", second_word(c), c->complete);
-            }
+            arg_cases(fp, words[i], 14);
             fputs("            esac\n          fi ;;\n", fp);
         } else {
             for (const cli_command *c = cli_commands; c->name; c++) {
-                char w[16];
-                top_word(c, w, sizeof w);
-                if (!strcmp(w, words[i]))
+                if (under(c, words[i]))
                     fprintf(fp, "          _logdx_args 1 %s ;;\n", c->complete ? c->complete : "''");
             }
         }

@@ -612,6 +612,20 @@ static const ldxi_cond *tracker_node(const ldxi_cond *n, int t)
     return l ? l : tracker_node(n->r, t);
 }
 
+/* What a condition over the rule's signals may name: each signal and its captures (the
+ * caller frees the array). NULL when out of memory. */
+static ldxi_cond_sig *cond_sigs(const ldxi_rule *r)
+{
+    size_t n = r->info.nsignals;
+    ldxi_cond_sig *cs = calloc(n ? n : 1, sizeof(*cs));
+    for (size_t i = 0; cs && i < n; i++) {
+        cs[i].name = r->info.signals[i].name;
+        cs[i].caps = r->sigs[i].capnames;
+        cs[i].ncaps = r->sigs[i].ncaps;
+    }
+    return cs;
+}
+
 /* fix: [text, or {text, when: COND} / {text, unless: COND}]: COND is a condition over the
  * rule's signals, as `condition` is, read on the log at hand: a step `when` it holds
  * comes first, one `unless` it holds is left out. Sequences (then, after) are counted
@@ -628,15 +642,10 @@ static void load_fix(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
     bool *unless = ldxi_arena_alloc(c->arena, nf * sizeof(*unless));
     ldxi_cond **conds = ldxi_arena_alloc(c->arena, nf * sizeof(*conds));
     size_t ns = r->info.nsignals;
-    ldxi_cond_sig *cs = calloc(ns ? ns : 1, sizeof(*cs));
+    ldxi_cond_sig *cs = cond_sigs(r);
     if (!src || !unless || !conds || !cs) {
         free(cs);
         return;
-    }
-    for (size_t i = 0; i < ns; i++) {
-        cs[i].name = r->info.signals[i].name;
-        cs[i].caps = r->sigs[i].capnames;
-        cs[i].ncaps = r->sigs[i].ncaps;
     }
     memset(src, 0, nf * sizeof(*src));
     memset(unless, 0, nf * sizeof(*unless));
@@ -695,13 +704,8 @@ static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
     }
     r->info.condition = trim_end(c, cn->str);
     size_t n = r->info.nsignals;
-    ldxi_cond_sig *cs = calloc(n ? n : 1, sizeof(*cs));
+    ldxi_cond_sig *cs = cond_sigs(r);
     if (!cs) return;
-    for (size_t i = 0; i < n; i++) {
-        cs[i].name = r->info.signals[i].name;
-        cs[i].caps = r->sigs[i].capnames;
-        cs[i].ncaps = r->sigs[i].ncaps;
-    }
     char err[256];
     size_t off = 0;
     if (ldxi_cond_parse(r->info.condition, cs, n, c->arena, &r->cond, &off, err,
