@@ -93,6 +93,20 @@ static void capture(ldx_evidence *e, const char *name, const char *value)
     if (c[e->ncaps].value) e->ncaps++;
 }
 
+/* dmesg's stamp between [ and ]: seconds since boot ("  123.456789") or, with -T, the
+ * date ("Wed Jan 27 23:04:35 2021"). */
+static bool kernel_time(const char *s, const char *end)
+{
+    while (s < end && *s == ' ') s++;
+    if (s == end) return false;
+    if (isdigit((unsigned char)*s)) {
+        while (s < end && (isdigit((unsigned char)*s) || *s == '.')) s++;
+        return s == end;
+    }
+    return end - s >= 20 && isupper((unsigned char)s[0]) && islower((unsigned char)s[1]) &&
+           islower((unsigned char)s[2]) && s[3] == ' ';
+}
+
 /* The failure in the log's words: the line from the exception's type (or, for a line of
  * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length. */
 static char *headline_of(const candidate *c)
@@ -131,6 +145,9 @@ static char *headline_of(const candidate *c)
                 const char *e = strchr(t, ']');
                 if (e && e - t < 40 && e[1] == ':') {
                     t = e + 2;
+                    more = true;
+                } else if (e && e - t < 40 && e[1] == ' ' && kernel_time(t + 1, e)) {
+                    t = e + 1;
                     more = true;
                 }
             }
