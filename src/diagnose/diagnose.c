@@ -496,8 +496,11 @@ static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
             const ldxi_cause *cs = ldxi_rule_cause(rules[i], rules[j]);
             if (!cs || !explains(&d[j], &d[i], cs, launcher)) continue;
             /* a failure no rule names explains only what comes after it: it is the
-             * reader's guess, which a finding before it does not follow from */
-            if (!strcmp(rules[j]->info.klass, LDXI_UNCLASSIFIED) && d[j].line >= d[i].line) continue;
+             * reader's guess, which a finding before it does not follow from; unless the
+             * rule says any order (how a log ends follows from a failure at its end) */
+            if (!strcmp(rules[j]->info.klass, LDXI_UNCLASSIFIED) && d[j].line >= d[i].line &&
+                cs->order != LDXI_ORDER_ANY)
+                continue;
             /* two rules that name each other: the more severe one is the cause, and
              * between equals the earlier one */
             if (ldxi_rule_cause(rules[j], rules[i])) {
