@@ -3,7 +3,9 @@
 # folder, every input is in exactly one shard, and each file's report there is the one a
 # single scan gives; a list read with --files-from (lines, or NUL-separated with -0)
 # scans what it names; stdin cannot be sharded, bad K/N and unreadable lists are errors,
-# and an empty shard of a folder that has inputs is no error.
+# and an empty shard of a folder that has inputs is no error. Each shard's jsonl says
+# which shard it is, how many inputs the scan found and the ruleset's digest, and its
+# lines' input places put all shards' lines back in the single scan's order.
 set -u
 logdx=$1
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +39,27 @@ for n in 1 2 7; do
   sort "$tmp/union" -o "$tmp/union"
   check "N=$n: every input in exactly one shard, reported as the single scan reports it" \
     'cmp -s "$tmp/union" "$tmp/all"'
+  # what merge relies on: each shard's last line names its shard, the same count of inputs
+  # and the same rules; the file lines' input places sort back into the single scan's order
+  check "N=$n: the shards' last lines say K/N, the inputs found and one ruleset" \
+    'python3 - "$tmp" $n <<"PY"
+import json, sys
+tmp, n = sys.argv[1], int(sys.argv[2])
+single = [json.loads(l) for l in open(tmp + "/all.jsonl")]
+lasts, lines = [], []
+for k in range(n):
+    rows = [json.loads(l) for l in open("%s/s%d.jsonl" % (tmp, k))]
+    lasts.append(rows[-1])
+    lines += [(r["input"], i, k, r["path"]) for i, r in enumerate(rows) if "path" in r]
+assert [l["shard"]["index"] for l in lasts] == list(range(n)), lasts
+assert all(l["shard"]["count"] == n for l in lasts)
+assert len({l["shard"]["inputs"] for l in lasts}) == 1
+assert len({l["ruleset"] for l in lasts}) == 1 and lasts[0]["ruleset"] == single[-1]["ruleset"]
+assert "shard" not in single[-1]
+# an input'"'"'s reports (an archive'"'"'s members) stay in their shard'"'"'s order
+lines.sort(key=lambda x: (x[0], x[2], x[1]))
+assert [x[3] for x in lines] == [r["path"] for r in single if "path" in r]
+PY'
   # the folder holds damaged inputs (exit 2): some shard says so, as the single scan does
   check "N=$n: the worst shard exits as the single scan ($all_rc)" '[ $worst = $all_rc ]'
 done

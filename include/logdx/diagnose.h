@@ -115,6 +115,8 @@ typedef struct {
     char **versions;          /* versions[i]: the version of ldx_version_component(i) the log
                                * names, or NULL */
     char *launcher_note;      /* what the summary means for finding the cause, or NULL */
+    uint64_t input;           /* the place of its input among those the run found (0 first),
+                               * counting every shard's; set by whoever orders the inputs */
 } ldx_file_report;
 
 /* Builds the report for what the scanner has seen so far. */

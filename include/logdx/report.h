@@ -21,11 +21,22 @@ typedef struct {
 
 typedef struct ldx_report ldx_report;
 
+/* What a report may say about the run as a whole, beside the inputs (jsonl's last line):
+ * the rule set it used and, for one shard of a split scan, which one. */
+typedef struct {
+    uint64_t ruleset;    /* ldx_ruleset_digest() of the rules the run used */
+    bool sharded;        /* --shard K/N: the run scanned shard index of count */
+    uint32_t shard_index, shard_count;
+    uint64_t inputs;     /* the inputs the run found, in every shard (each shard finds all) */
+} ldx_run_info;
+
 /* Names of the formats, NULL-terminated, for --help and validation. */
 const char *const *ldx_report_formats(void);
 /* LDX_ENOTFOUND for an unknown format name. */
 ldx_status ldx_report_create(ldx_report **out, const char *format,
                              const ldx_report_opts *opts, FILE *fp);
+/* What the report says about the run (copied); any time before ldx_report_finish(). */
+void ldx_report_set_run(ldx_report *r, const ldx_run_info *run);
 ldx_status ldx_report_file(ldx_report *r, const ldx_file_report *fr);
 /* Ends the output; global errors are problems outside any one input. */
 ldx_status ldx_report_finish(ldx_report *r, const ldx_msgs *global_errors);

@@ -115,6 +115,7 @@ int cli_output_check(const char *spec);
 int cli_outputs_open(cli_outputs *out, const cli_opts *o, FILE *std, bool color, int width,
                      bool quiet, bool std_done);
 /* Each returns false when some output failed (the others go on); close says which. */
+void cli_outputs_set_run(cli_outputs *out, const ldx_run_info *run);
 bool cli_outputs_file(cli_outputs *out, const ldx_file_report *fr);
 bool cli_outputs_finish(cli_outputs *out, const ldx_msgs *errors);
 bool cli_outputs_close(cli_outputs *out);

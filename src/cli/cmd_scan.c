@@ -31,6 +31,7 @@ typedef struct {
     ldx_status st;            /* LDX_ENOMEM stops everything */
     bool done;
     ldx_input *in;            /* while a worker reads it (under mu): for the progress line */
+    uint64_t ordinal;         /* its place among the inputs found, in every shard */
     uint64_t seen;            /* the furthest position read so far */
 } task;
 
@@ -97,7 +98,8 @@ static bool grow(void **v, size_t *cap, size_t need, size_t elem)
 
 static ldx_status add_task(scan_ctx *c, const char *path)
 {
-    task t = {.path = strdup(path)};
+    /* the caller has counted it among the inputs found */
+    task t = {.path = strdup(path), .ordinal = c->inputs_seen - 1};
     if (!t.path) return LDX_ENOMEM;
     struct stat sb;
     if (strcmp(path, "-") && stat(path, &sb) == 0 && S_ISREG(sb.st_mode))
@@ -343,6 +345,7 @@ static ldx_status report_one(scan_ctx *c, task *t, ldx_file_report *fr)
     /* redacted before anything of it is printed: its messages go to stderr */
     if (c->redactor && ldx_file_report_redact(fr, c->redactor) != LDX_OK) st = LDX_ENOMEM;
     if (ldx_msgs_errors(fr->errors)) c->failed = true;
+    fr->input = t->ordinal;
     cli_print_msgs(fr->errors);
     int w = ldx_file_report_worst(fr);
     if (w > c->worst) c->worst = w;
@@ -677,12 +680,14 @@ int cmd_scan(cli_opts *o)
     if (o->nargs == 0 && !o->files_from) {
         if (isatty(STDIN_FILENO))
             fprintf(stderr, "logdx: reading a log from standard input (see logdx --help)\n");
+        c.inputs_seen++;
         st = add_task(&c, "-");
     }
     ldx_walk_filter filter = {o->include, o->ninclude, o->exclude, o->nexclude, o->follow_links};
     for (size_t i = 0; i < o->nargs + nlisted && st != LDX_ENOMEM; i++) {
         const char *p = i < o->nargs ? o->args[i] : listed[i - o->nargs];
         if (!strcmp(p, "-")) {
+            c.inputs_seen++;
             st = add_task(&c, p);
             continue;
         }
@@ -715,6 +720,10 @@ int cmd_scan(cli_opts *o)
             c.total_known = false;
             if (stdin_tty) c.progress = false;
         }
+    ldx_run_info run = {.ruleset = ldx_ruleset_digest(rs), .sharded = c.shard_n != 0,
+                        .shard_index = c.shard_k, .shard_count = c.shard_n,
+                        .inputs = c.inputs_seen};
+    cli_outputs_set_run(&c.out, &run);
     clock_gettime(CLOCK_MONOTONIC, &c.t0);
     if (st == LDX_OK) st = scan_all(&c, rs, o->jobs > 0 ? o->jobs : default_jobs());
     if (c.nbinary)

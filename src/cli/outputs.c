@@ -119,6 +119,11 @@ oom:
     return EXIT_ERROR;
 }
 
+void cli_outputs_set_run(cli_outputs *out, const ldx_run_info *run)
+{
+    for (size_t i = 0; i < out->n; i++) ldx_report_set_run(out->v[i].report, run);
+}
+
 bool cli_outputs_file(cli_outputs *out, const ldx_file_report *fr)
 {
     bool ok = true;

@@ -37,6 +37,12 @@ ldx_status ldx_report_create(ldx_report **out, const char *format,
     return LDX_ENOTFOUND;
 }
 
+void ldx_report_set_run(ldx_report *r, const ldx_run_info *run)
+{
+    r->run = *run;
+    r->has_run = true;
+}
+
 ldx_status ldx_report_file(ldx_report *r, const ldx_file_report *fr)
 {
     return r->fmt->file(r, fr);

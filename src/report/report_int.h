@@ -12,6 +12,8 @@ struct ldx_report {
     ldx_report_opts opts;
     FILE *fp;
     void *state;
+    ldx_run_info run;  /* ldx_report_set_run(); has_run: it was called */
+    bool has_run;
 };
 
 struct ldxi_format {
@@ -43,7 +45,7 @@ char *ldxi_report_utf8(const char *s);
 
 /* The version of the json/jsonl contract, docs/json.md and docs/schema/: the minor
  * number grows when fields are added, the major one when a field changes or goes. */
-#define LDXI_JSON_SCHEMA_VERSION "1.0"
+#define LDXI_JSON_SCHEMA_VERSION "1.1"
 
 /* JSON pieces shared by the JSON-based formats (json.c). */
 struct cJSON;

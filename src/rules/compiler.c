@@ -23,6 +23,7 @@ struct ldx_compiler {
     ldx_table_info **tables; /* code tables, in the order they came */
     size_t ntables, tcap;
     int failed; /* some rule was left out */
+    uint64_t digest; /* FNV-1a over every source's bytes, in the order they came */
 };
 
 const char *ldx_rule_level_name(ldx_rule_level l)
@@ -40,6 +41,7 @@ ldx_status ldx_compiler_create(ldx_compiler **out, ldx_msgs *msgs)
         return LDX_ENOMEM;
     }
     c->msgs = msgs;
+    c->digest = 14695981039346656037ULL;
     *out = c;
     return LDX_OK;
 }
@@ -58,6 +60,10 @@ void ldx_compiler_destroy(ldx_compiler *c)
 static ldx_status add_buffer(ldx_compiler *c, const char *name, bool on_disk, const char *data,
                              size_t len, bool builtin)
 {
+    /* what the ruleset is made of, for telling two runs' rule sets apart (shards that
+     * are merged must have used the same): the bytes of each source and its length */
+    for (size_t k = 0; k < len; k++) c->digest = (c->digest ^ (unsigned char)data[k]) * 1099511628211ULL;
+    for (int k = 0; k < 8; k++) c->digest = (c->digest ^ ((len >> (8 * k)) & 0xff)) * 1099511628211ULL;
     ldxi_ynode *root;
     /* the tree's memory is reused file after file: fewer fresh pages to fault in, which
      * was a quarter of start-up */
@@ -354,6 +360,7 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out)
     }
     if (nt) memcpy(rs->tables, c->tables, nt * sizeof *rs->tables);
     rs->ntables = nt;
+    rs->digest = c->digest;
     rs->arena = c->arena;
     rs->rules = c->rules;
     rs->n = n;
@@ -393,6 +400,8 @@ void ldx_ruleset_destroy(ldx_ruleset *rs)
 }
 
 size_t ldx_ruleset_count(const ldx_ruleset *rs) { return rs ? rs->n : 0; }
+
+uint64_t ldx_ruleset_digest(const ldx_ruleset *rs) { return rs ? rs->digest : 0; }
 
 size_t ldx_ruleset_table_count(const ldx_ruleset *rs) { return rs ? rs->ntables : 0; }
 

@@ -99,6 +99,7 @@ struct ldx_ruleset {
     struct ldxi_hsdb *hs;  /* the prefilter, or NULL: PCRE2 on every line */
     ldx_table_info **tables; /* the code tables (arena), by name */
     size_t ntables;
+    uint64_t digest;       /* of the sources it was compiled from (ldx_ruleset_digest) */
 };
 
 /* Embedded sources, generated at build time by ldx-embed. */

@@ -34,6 +34,10 @@ for dir in "$here"/*/; do
   echo $? >"$tmp/rc"
   # shellcheck disable=SC2086
   env $envs "$logdx" --format json $args <"$in" >"$tmp/out.json" 2>/dev/null
+  # the rule set's digest changes with every rule edited: kept out of the comparison
+  for f in out.txt out.json; do
+    sed 's/"ruleset":"[0-9a-f]\{16\}"/"ruleset":"(digest)"/' "$tmp/$f" >"$tmp/$f.n" && mv "$tmp/$f.n" "$tmp/$f"
+  done
   ok=1
   expect_files "golden $case" "$update" "$tmp" out.txt out.err out.json rc || ok=0
   if [ $ok = 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
