@@ -121,7 +121,7 @@ _logdx()
         return
     fi
     case ${pos[0]} in
-        '') COMPREPLY=($(compgen -W "scan rules explain run" -- "$cur") $(compgen -f -- "$cur")) ;;
+        '') COMPREPLY=($(compgen -W "scan rules explain run merge" -- "$cur") $(compgen -f -- "$cur")) ;;
         scan)
             _logdx_args 1 @file ;;
         rules)
@@ -140,6 +140,8 @@ _logdx()
             _logdx_args 1 @rule @file ;;
         run)
             _logdx_args 1 @cmd ;;
+        merge)
+            _logdx_args 1 @file ;;
         *) COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac
 }

@@ -3,7 +3,9 @@
 # folder, every input is in exactly one shard, and each file's report there is the one a
 # single scan gives; a list read with --files-from (lines, or NUL-separated with -0)
 # scans what it names; stdin cannot be sharded, bad K/N and unreadable lists are errors,
-# and an empty shard of a folder that has inputs is no error. Each shard's jsonl says
+# and an empty shard of a folder that has inputs is no error. `logdx merge` of the N
+# shards prints every format exactly as the single scan, and refuses a missing or repeated
+# shard, shards of another split, version or rule set, and a shard cut short. Each shard's jsonl says
 # which shard it is, how many inputs the scan found and the ruleset's digest, and its
 # lines' input places put all shards' lines back in the single scan's order.
 set -u
@@ -63,6 +65,55 @@ PY'
   # the folder holds damaged inputs (exit 2): some shard says so, as the single scan does
   check "N=$n: the worst shard exits as the single scan ($all_rc)" '[ $worst = $all_rc ]'
 done
+# logdx merge: the shards printed as one scan, byte for byte, in every format, with its exit status
+for n in 1 2 7; do
+  set --
+  k=0
+  while [ $k -lt $n ]; do set -- "$@" "$tmp/s$n-$k.jsonl"; k=$((k + 1)); done
+  k=0
+  while [ $k -lt $n ]; do
+    "$logdx" --format jsonl --progress never --shard $k/$n "$dir" >"$tmp/s$n-$k.jsonl" 2>/dev/null
+    k=$((k + 1))
+  done
+  for f in text json jsonl sarif junit html github; do
+    "$logdx" --format $f --progress never "$dir" >"$tmp/one.$f" 2>/dev/null
+    one_rc=$?
+    "$logdx" merge --format $f "$@" >"$tmp/merged.$f" 2>/dev/null
+    merged_rc=$?
+    check "merge of $n shards, --format $f: the single scan's bytes and exit status" \
+      'cmp -s "$tmp/one.$f" "$tmp/merged.$f" && [ $one_rc = $merged_rc ]'
+  done
+  # the shards given in another order change nothing
+  if [ $n = 7 ]; then
+    "$logdx" merge --format json "$tmp/s7-6.jsonl" "$tmp/s7-3.jsonl" "$tmp/s7-0.jsonl" "$tmp/s7-5.jsonl" \
+      "$tmp/s7-1.jsonl" "$tmp/s7-4.jsonl" "$tmp/s7-2.jsonl" >"$tmp/shuffled.json" 2>/dev/null
+    check "merge: the order the shards are given in does not matter" 'cmp -s "$tmp/one.json" "$tmp/shuffled.json"'
+  fi
+done
+# merge refuses what is not one scan, naming the file
+"$logdx" merge "$tmp/s7-0.jsonl" "$tmp/s7-1.jsonl" >/dev/null 2>"$tmp/e"
+check "merge: a missing shard is an error that names it" '[ $? = 2 ] && grep -q "shard 2/7 is missing" "$tmp/e"'
+"$logdx" merge "$tmp/s2-0.jsonl" "$tmp/s2-1.jsonl" "$tmp/s2-1.jsonl" >/dev/null 2>"$tmp/e"
+check "merge: a shard given twice is an error" '[ $? = 2 ] && grep -q "shard 1/2 is given twice" "$tmp/e"'
+"$logdx" merge "$tmp/s2-0.jsonl" "$tmp/s7-1.jsonl" >/dev/null 2>"$tmp/e"
+check "merge: shards of two splits are not one scan" '[ $? = 2 ] && grep -q "not one scan" "$tmp/e"'
+head -n 3 "$tmp/s2-0.jsonl" >"$tmp/cut.jsonl"
+"$logdx" merge "$tmp/cut.jsonl" "$tmp/s2-1.jsonl" >/dev/null 2>"$tmp/e"
+check "merge: a shard cut before its last line is an error naming it" \
+  '[ $? = 2 ] && grep -q "cut.jsonl: does not end with the line" "$tmp/e"'
+sed 's/"version":"[^"]*"/"version":"0.0.1"/' "$tmp/s2-0.jsonl" >"$tmp/old.jsonl"
+"$logdx" merge "$tmp/old.jsonl" "$tmp/s2-1.jsonl" >/dev/null 2>"$tmp/e"
+check "merge: a shard of another logdx version is an error" '[ $? = 2 ] && grep -q "old.jsonl: written by logdx 0.0.1" "$tmp/e"'
+mkdir "$tmp/extra"
+sed 's/^id: .*/id: extra-rule-for-merge/' "$root/rules/memory/cuda-oom-pytorch.yaml" >"$tmp/extra/extra-rule-for-merge.yaml"
+"$logdx" merge --rules "$tmp/extra" "$tmp/s2-0.jsonl" "$tmp/s2-1.jsonl" >/dev/null 2>"$tmp/e"
+check "merge: shards scanned with other rules are an error" '[ $? = 2 ] && grep -q "scanned with other rules" "$tmp/e"'
+"$logdx" merge "$tmp/all.jsonl" "$tmp/s2-1.jsonl" >/dev/null 2>"$tmp/e"
+check "merge: a whole scan and a shard do not mix" '[ $? = 2 ] && grep -q "a whole scan: not one scan" "$tmp/e"'
+"$logdx" merge "$tmp/all.jsonl" >"$tmp/m.json" 2>/dev/null
+check "merge of one whole scan prints it again" '[ -s "$tmp/m.json" ]'
+"$logdx" merge >/dev/null 2>"$tmp/e"
+check "merge without files is an error" '[ $? = 2 ] && grep -q "merge takes" "$tmp/e"'
 # more shards than inputs: the empty ones are no error
 mkdir "$tmp/one"
 cp "$root/tests/golden/torchrun-oom-cascade/input.log" "$tmp/one/a.log"

@@ -117,6 +117,9 @@ typedef struct {
     char *launcher_note;      /* what the summary means for finding the cause, or NULL */
     uint64_t input;           /* the place of its input among those the run found (0 first),
                                * counting every shard's; set by whoever orders the inputs */
+    char **own;               /* strings the report holds for names that point nowhere else
+                               * (a report read back from JSON); freed with it */
+    size_t nown;
 } ldx_file_report;
 
 /* Builds the report for what the scanner has seen so far. */

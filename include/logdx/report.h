@@ -28,6 +28,7 @@ typedef struct {
     bool sharded;        /* --shard K/N: the run scanned shard index of count */
     uint32_t shard_index, shard_count;
     uint64_t inputs;     /* the inputs the run found, in every shard (each shard finds all) */
+    uint64_t binary_skipped; /* files met in folders that were binary and left out */
 } ldx_run_info;
 
 /* Names of the formats, NULL-terminated, for --help and validation. */
@@ -41,6 +42,15 @@ ldx_status ldx_report_file(ldx_report *r, const ldx_file_report *fr);
 /* Ends the output; global errors are problems outside any one input. */
 ldx_status ldx_report_finish(ldx_report *r, const ldx_msgs *global_errors);
 void ldx_report_destroy(ldx_report *r);
+
+/* Reads back a file's line of --format jsonl (len bytes of json, one object): the file
+ * report it was printed from, for printing it in another format (logdx merge). Its rules,
+ * causes, signals and code tables are looked up by id and name in rs, the rule set the scan
+ * used (check ldx_ruleset_digest against the line's run), which must outlive the report.
+ * LDX_EINVAL with the reason in err when the line is not such a report, or names a rule rs
+ * lacks. Destroy with ldx_file_report_destroy. */
+ldx_status ldx_file_report_from_json(const char *json, size_t len, const ldx_ruleset *rs,
+                                     ldx_file_report **out, char *err, size_t errlen);
 
 /* Prints a paragraph wrapped at spaces to width columns, each row indented by indent;
  * the first row starts with first (right-aligned in the indent) when it is not NULL. */

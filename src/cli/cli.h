@@ -116,6 +116,16 @@ int cli_outputs_open(cli_outputs *out, const cli_opts *o, FILE *std, bool color,
                      bool quiet, bool std_done);
 /* Each returns false when some output failed (the others go on); close says which. */
 void cli_outputs_set_run(cli_outputs *out, const ldx_run_info *run);
+
+/* Per file, what the end-of-run summary needs. */
+typedef struct {
+    char *path;
+    const char *klass;        /* the initiating diagnosis' class, NULL: none */
+    const char *rule;
+    int worst;                /* highest severity, -1: none */
+} cli_summary_row;
+/* The text report's closing summary over the files reported (summary.c). */
+void cli_print_summary(FILE *fp, const cli_summary_row *rows, size_t nrows, size_t nbinary);
 bool cli_outputs_file(cli_outputs *out, const ldx_file_report *fr);
 bool cli_outputs_finish(cli_outputs *out, const ldx_msgs *errors);
 bool cli_outputs_close(cli_outputs *out);
@@ -123,6 +133,7 @@ bool cli_outputs_close(cli_outputs *out);
 int cmd_scan(cli_opts *o);
 int cmd_rules(cli_opts *o);
 int cmd_explain(cli_opts *o);
+int cmd_merge(cli_opts *o);
 /* logdx run [OPTIONS] -- CMD [ARG...]: runs CMD, passes its output through, diagnoses it. */
 int cmd_run(cli_opts *o);
 /* logdx --follow FILE: diagnoses a growing log as it grows. */

@@ -35,13 +35,6 @@ typedef struct {
     uint64_t seen;            /* the furthest position read so far */
 } task;
 
-/* Per file, what the end-of-run summary needs. */
-typedef struct {
-    char *path;
-    const char *klass;        /* the initiating diagnosis' class, NULL: none */
-    const char *rule;
-    int worst;                /* highest severity, -1: none */
-} summary_row;
 
 typedef struct {
     const ldx_file_report *baseline;
@@ -70,7 +63,7 @@ typedef struct {
     int worst;                /* the highest severity reported */
     bool failed;              /* some input could not be read */
     bool out_failed;
-    summary_row *rows;
+    cli_summary_row *rows;
     size_t nrows, caprows;
     /* The progress line. */
     bool progress;
@@ -350,7 +343,7 @@ static ldx_status report_one(scan_ctx *c, task *t, ldx_file_report *fr)
     int w = ldx_file_report_worst(fr);
     if (w > c->worst) c->worst = w;
     if (!cli_outputs_file(&c->out, fr)) c->out_failed = true;
-    summary_row row = {.path = strdup(fr->path), .worst = w};
+    cli_summary_row row = {.path = strdup(fr->path), .worst = w};
     if (fr->n) {
         row.klass = fr->diagnoses[0].rule->klass;
         row.rule = fr->diagnoses[0].rule->id;
@@ -487,97 +480,6 @@ static ldx_status scan_all(scan_ctx *c, const ldx_ruleset *rs, int jobs)
     c->running = NULL;
     c->nrunning = 0;
     return st;
-}
-
-/* ---- the summary after a text report of several files ---- */
-
-#define SUMMARY_PATH_MAX 60
-
-/* Columns a path takes: its characters, not its bytes. */
-static size_t text_width(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++) n += ((unsigned char)*s & 0xc0) != 0x80;
-    return n;
-}
-
-static int cmp_worst(const void *a, const void *b)
-{
-    const summary_row *x = a, *y = b;
-    if (x->worst != y->worst) return x->worst > y->worst ? -1 : 1;
-    return strcmp(x->path, y->path);
-}
-
-static int cmp_class(const void *a, const void *b)
-{
-    const summary_row *x = a, *y = b;
-    return strcmp(x->klass ? x->klass : "", y->klass ? y->klass : "");
-}
-
-typedef struct {
-    const char *klass;
-    size_t count;
-} class_count;
-
-static int cmp_count(const void *a, const void *b)
-{
-    const class_count *x = a, *y = b;
-    if (x->count != y->count) return x->count > y->count ? -1 : 1;
-    return strcmp(x->klass, y->klass);
-}
-
-static void print_summary(scan_ctx *c, FILE *fp)
-{
-    size_t diagnosed = 0;
-    for (size_t i = 0; i < c->nrows; i++) diagnosed += c->rows[i].klass != NULL;
-    fprintf(fp, "\nSummary: %zu files, %zu with a diagnosis, %zu without", c->nrows,
-            diagnosed, c->nrows - diagnosed);
-    if (c->nbinary) fprintf(fp, "; %zu binary file%s skipped", c->nbinary, c->nbinary == 1 ? "" : "s");
-    fputc('\n', fp);
-    if (!diagnosed) return;
-    summary_row *v = malloc(c->nrows * sizeof(*v));
-    if (!v) return;
-    size_t n = 0;
-    for (size_t i = 0; i < c->nrows; i++)
-        if (c->rows[i].klass) v[n++] = c->rows[i];
-    /* Files per initiating class, most common first (then by name, for stability). */
-    qsort(v, n, sizeof(*v), cmp_class);
-    class_count *groups = malloc(n * sizeof(*groups));
-    size_t ng = 0;
-    for (size_t i = 0; groups && i < n; i++) {
-        if (ng && !strcmp(groups[ng - 1].klass, v[i].klass)) groups[ng - 1].count++;
-        else groups[ng++] = (class_count){v[i].klass, 1};
-    }
-    if (groups) qsort(groups, ng, sizeof(*groups), cmp_count);
-    /* columns as wide as what they hold, so that they line up (a path longer than
-     * SUMMARY_PATH_MAX goes past its column rather than widening it for all) */
-    int wk = 0, wn = 1;
-    for (size_t i = 0; groups && i < ng; i++) {
-        int k = (int)strlen(groups[i].klass), d = snprintf(NULL, 0, "%zu", groups[i].count);
-        if (k > wk) wk = k;
-        if (d > wn) wn = d;
-    }
-    fputs("  by initiating class:\n", fp);
-    for (size_t i = 0; i < ng; i++)
-        fprintf(fp, "    %-*s  %*zu\n", wk, groups[i].klass, wn, groups[i].count);
-    free(groups);
-    qsort(v, n, sizeof(*v), cmp_worst);
-    fputs("  worst first:\n", fp);
-    size_t show = n < 20 ? n : 20;
-    int wp = 0, wc = 0;
-    for (size_t i = 0; i < show; i++) {
-        int p = (int)text_width(v[i].path), k = (int)strlen(v[i].klass);
-        if (p > wp && p <= SUMMARY_PATH_MAX) wp = p;
-        if (k > wc) wc = k;
-    }
-    for (size_t i = 0; i < show; i++) {
-        int p = (int)text_width(v[i].path);
-        fprintf(fp, "    %-8s  %s%*s  %-*s  %s\n",
-                v[i].worst >= 0 ? ldx_severity_name((ldx_severity)v[i].worst) : "-", v[i].path,
-                p < wp ? wp - p : 0, "", wc, v[i].klass, v[i].rule);
-    }
-    if (n > show) fprintf(fp, "    ... and %zu more\n", n - show);
-    free(v);
 }
 
 /* ---- the command ---- */
@@ -722,7 +624,7 @@ int cmd_scan(cli_opts *o)
         }
     ldx_run_info run = {.ruleset = ldx_ruleset_digest(rs), .sharded = c.shard_n != 0,
                         .shard_index = c.shard_k, .shard_count = c.shard_n,
-                        .inputs = c.inputs_seen};
+                        .inputs = c.inputs_seen, .binary_skipped = c.nbinary};
     cli_outputs_set_run(&c.out, &run);
     clock_gettime(CLOCK_MONOTONIC, &c.t0);
     if (st == LDX_OK) st = scan_all(&c, rs, o->jobs > 0 ? o->jobs : default_jobs());
@@ -742,7 +644,7 @@ int cmd_scan(cli_opts *o)
      * format's own end prints nothing) */
     for (size_t i = 0; i < c.out.n; i++)
         if (!strcmp(c.out.v[i].format, "text") && !o->quiet && c.nrows > 1 && !c.out.v[i].failed)
-            print_summary(&c, c.out.v[i].fp);
+            cli_print_summary(c.out.v[i].fp, c.rows, c.nrows, c.nbinary);
     if (!cli_outputs_finish(&c.out, c.errors)) c.out_failed = true;
     if (!cli_outputs_close(&c.out)) c.out_failed = true;
     if (c.out_failed) {

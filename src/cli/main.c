@@ -45,7 +45,7 @@ int main(int argc, char **argv)
     } else if ((o.pid || o.idle > 0) && !o.follow) {
         fprintf(stderr, "logdx: --%s goes with --follow\n", o.pid ? "pid" : "idle");
         rc = EXIT_ERROR;
-    } else if (o.follow && (!strcmp(sub, "explain") || !strcmp(sub, "rules"))) {
+    } else if (o.follow && (!strcmp(sub, "explain") || !strcmp(sub, "rules") || !strcmp(sub, "merge"))) {
         fprintf(stderr, "logdx: --follow watches a log; it does not go with %s\n", sub);
         rc = EXIT_ERROR;
     } else if (o.follow) {
@@ -54,6 +54,8 @@ int main(int argc, char **argv)
         rc = command(cmd_explain, &o, true);
     } else if (!strcmp(sub, "rules")) {
         rc = command(cmd_rules, &o, true);
+    } else if (!strcmp(sub, "merge")) {
+        rc = command(cmd_merge, &o, true);
     } else {
         rc = command(cmd_scan, &o, !strcmp(sub, "scan"));
     }

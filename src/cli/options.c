@@ -57,6 +57,7 @@ const cli_command cli_commands[] = {
     {"rules profile", "LOG", "what each rule costs on a log", "@file"},
     {"explain", "RULE [LOG]", "why a rule fired on a log, or why not", "@rule @file"},
     {"run", "[OPTIONS] -- CMD [ARG...]", "run CMD, pass its output through, diagnose it", "@cmd"},
+    {"merge", "[OPTIONS] SHARD.jsonl ...", "print the shards of a --shard K/N scan as one scan", "@file"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -829,6 +829,8 @@ void ldx_file_report_destroy(ldx_file_report *fr)
     free(fr->versions);
     free(fr->path);
     free(fr->path_bytes);
+    for (size_t i = 0; i < fr->nown; i++) free(fr->own[i]);
+    free(fr->own);
     free(fr);
 }
 

@@ -59,6 +59,8 @@ static ldx_status l_finish(ldx_report *r, const ldx_msgs *errors)
         char hex[17];
         snprintf(hex, sizeof hex, "%016llx", (unsigned long long)r->run.ruleset);
         cJSON_AddStringToObject(o, "ruleset", hex);
+        if (r->run.binary_skipped)
+            cJSON_AddNumberToObject(o, "binary_skipped", (double)r->run.binary_skipped);
         if (r->run.sharded) {
             cJSON *sh = cJSON_AddObjectToObject(o, "shard");
             cJSON_AddNumberToObject(sh, "index", r->run.shard_index);
