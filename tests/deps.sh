@@ -40,6 +40,9 @@ if [ "$mode" != build ]; then
   command -v zstd >/dev/null 2>&1 || need="$need zstd"
   [ -x /usr/bin/time ] || need="$need time"
   command -v zip >/dev/null 2>&1 || need="$need zip"
+  # A one-node Slurm cluster for the job-array test (tests/slurm.sh)
+  command -v slurmctld >/dev/null 2>&1 || need="$need slurm-wlm"
+  command -v munged >/dev/null 2>&1 || need="$need munge"
   # Browser test of --format html (tests/html/run.sh), opt-in: it is a large package
   if [ "${LOGDX_BROWSER_TESTS:-0}" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
     need="$need chromium"
