@@ -9,6 +9,7 @@ outdir=$2
 n=$3
 shift 3
 mkdir -p "$outdir"
+export LOGDX_EXAMPLES="$(dirname "$here")"
 scan=$(sbatch --parsable --array="0-$((n - 1))" --chdir="$outdir" "$here/scan-archive.sbatch" "$archive" "$outdir")
 merge=$(sbatch --parsable --dependency="afterok:$scan" --chdir="$outdir" "$here/merge.sbatch" "$outdir" "$@")
 echo "$scan $merge"
