@@ -8,7 +8,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOGDX_WERROR=ON >/dev/nu
 cmake --build build -j "$(nproc 2>/dev/null || echo 2)"
 cd build && ctest --output-on-failure -j 2
 
-# Reliability (README): an ASan+UBSan build running this whole suite plus valgrind over
+# Reliability (docs/reliability.md): an ASan+UBSan build running this whole suite plus valgrind over
 # the golden cases (tests/sanitize.sh), then each fuzzer for LOGDX_FUZZ_SECONDS
 # (tests/fuzz/run.sh), and the build without the prefilter (tests/engine_off.sh). On by
 # default only in CI (CI=true), to keep local runs short; LOGDX_SANITIZE=1,
