@@ -62,7 +62,7 @@ int cli_outputs_open(cli_outputs *out, const cli_opts *o, FILE *std, bool color,
     bool to_std = false;
     for (size_t i = 0; i < o->noutputs; i++) {
         char fmt[32];
-        const char *path;
+        const char *path = "";  /* split sets it: every spec was checked by cli_output_check */
         split(o->outputs[i], fmt, sizeof fmt, &path);
         if (!strcmp(path, "-")) {
             if (to_std) {
@@ -73,7 +73,7 @@ int cli_outputs_open(cli_outputs *out, const cli_opts *o, FILE *std, bool color,
         }
         for (size_t k = 0; k < i; k++) {
             char f2[32];
-            const char *p2;
+            const char *p2 = "";
             split(o->outputs[k], f2, sizeof f2, &p2);
             if (strcmp(path, "-") != 0 && !strcmp(path, p2)) {
                 fprintf(stderr, "logdx: --output: two reports for %s\n", path);
@@ -87,7 +87,7 @@ int cli_outputs_open(cli_outputs *out, const cli_opts *o, FILE *std, bool color,
     if (!to_std && !std_done && add(out, o->format, "-", std, &ro) != LDX_OK) goto oom;
     for (size_t i = 0; i < o->noutputs; i++) {
         char fmt[32];
-        const char *path;
+        const char *path = "";
         split(o->outputs[i], fmt, sizeof fmt, &path);
         FILE *fp = std;
         ldx_report_opts fo = ro;
