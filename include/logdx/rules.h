@@ -133,9 +133,9 @@ ldx_status ldx_compiler_finish(ldx_compiler *c, ldx_ruleset **out);
 
 void ldx_ruleset_destroy(ldx_ruleset *rs);
 size_t ldx_ruleset_count(const ldx_ruleset *rs);
-/* A 64-bit FNV-1a digest of the sources the set was compiled from (each rule and table
- * file's bytes, built-in ones included, in the order they were added): runs whose
- * digests differ used different rules. */
+/* A 64-bit FNV-1a digest, over 64-bit words, of the sources the set was compiled from
+ * (each rule and table file's bytes, built-in ones included, in the order they were
+ * added): runs whose digests differ used different rules. */
 uint64_t ldx_ruleset_digest(const ldx_ruleset *rs);
 const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i);
 /* The code tables, and the one named name (NULL). */

@@ -62,8 +62,15 @@ static ldx_status add_buffer(ldx_compiler *c, const char *name, bool on_disk, co
 {
     /* what the ruleset is made of, for telling two runs' rule sets apart (shards that
      * are merged must have used the same): the bytes of each source and its length */
-    for (size_t k = 0; k < len; k++) c->digest = (c->digest ^ (unsigned char)data[k]) * 1099511628211ULL;
-    for (int k = 0; k < 8; k++) c->digest = (c->digest ^ ((len >> (8 * k)) & 0xff)) * 1099511628211ULL;
+    /* FNV-1a over 64-bit words (a byte at a time was a twentieth of a small log's run) */
+    size_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+        uint64_t w;
+        memcpy(&w, data + k, 8);
+        c->digest = (c->digest ^ w) * 1099511628211ULL;
+    }
+    for (; k < len; k++) c->digest = (c->digest ^ (unsigned char)data[k]) * 1099511628211ULL;
+    c->digest = (c->digest ^ (uint64_t)len) * 1099511628211ULL;
     ldxi_ynode *root;
     /* the tree's memory is reused file after file: fewer fresh pages to fault in, which
      * was a quarter of start-up */
