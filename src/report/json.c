@@ -202,26 +202,6 @@ static ldx_status j_begin(ldx_report *r)
     return LDX_OK;
 }
 
-/* A name's own bytes, for "path_bytes" where "path" had to escape some (RFC 4648). */
-static char *base64(const char *raw)
-{
-    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const unsigned char *p = (const unsigned char *)raw;
-    size_t n = strlen(raw), o = 0;
-    char *out = malloc((n + 2) / 3 * 4 + 1);
-    if (!out) return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
-                     (i + 2 < n ? p[i + 2] : 0);
-        out[o++] = tab[v >> 18 & 63];
-        out[o++] = tab[v >> 12 & 63];
-        out[o++] = i + 1 < n ? tab[v >> 6 & 63] : '=';
-        out[o++] = i + 2 < n ? tab[v & 63] : '=';
-    }
-    out[o] = '\0';
-    return out;
-}
-
 /* One entry of "files"; also each line of --format jsonl (jsonl.c). */
 cJSON *ldxi_json_file(const ldx_file_report *fr)
 {
@@ -229,7 +209,7 @@ cJSON *ldxi_json_file(const ldx_file_report *fr)
     if (!f) return NULL;
     cJSON_AddStringToObject(f, "path", fr->path);
     if (fr->path_bytes) {
-        char *b64 = base64(fr->path_bytes);
+        char *b64 = ldxi_base64_encode(fr->path_bytes);
         if (b64) cJSON_AddStringToObject(f, "path_bytes", b64);
         free(b64);
     }

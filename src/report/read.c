@@ -280,28 +280,6 @@ static ldx_status read_errors(reader *r, const cJSON *a, ldx_msgs *m)
     return LDX_OK;
 }
 
-/* "path_bytes" is the name's own bytes in base64 (RFC 4648), where "path" had to escape them. */
-static char *unbase64(const char *s)
-{
-    size_t n = strlen(s), o = 0;
-    char *out = malloc(n / 4 * 3 + 1);
-    if (!out) return NULL;
-    unsigned v = 0;
-    int bits = 0;
-    for (size_t i = 0; i < n && s[i] != '='; i++) {
-        const char *tab = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        const char *p = strchr(tab, s[i]);
-        if (!p || !s[i]) continue;
-        v = v << 6 | (unsigned)(p - tab);
-        if ((bits += 6) >= 8) {
-            bits -= 8;
-            out[o++] = (char)(v >> bits & 0xff);
-        }
-    }
-    out[o] = '\0';
-    return out;
-}
-
 static ldx_status read_launcher(reader *r, const cJSON *lo)
 {
     ldx_launcher_info *l = &r->fr->launcher;
@@ -327,7 +305,7 @@ static ldx_status read_file(reader *r, const cJSON *f, uint64_t *input)
     ldx_file_report *fr = r->fr;
     const char *path = str(f, "path"), *pb = str(f, "path_bytes");
     if (!path) return bad(r, "not a file's line: it has no \"path\"");
-    if (!(fr->path = strdup(path)) || (pb && !(fr->path_bytes = unbase64(pb)))) return LDX_ENOMEM;
+    if (!(fr->path = strdup(path)) || (pb && !(fr->path_bytes = ldxi_base64_decode(pb)))) return LDX_ENOMEM;
     fr->lines = u64(f, "lines");
     fr->input = u64(f, "input");
     if (input) *input = fr->input;

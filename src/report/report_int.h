@@ -43,6 +43,11 @@ size_t ldxi_report_fold(const char *text, int avail, size_t *ends, size_t max);
  * Defined in sarif.c. */
 char *ldxi_report_utf8(const char *s);
 
+/* Base64 (RFC 4648) of a NUL-terminated string and back, malloc'd; NULL when out of
+ * memory. Decoding skips characters outside the alphabet (base64.c). */
+char *ldxi_base64_encode(const char *raw);
+char *ldxi_base64_decode(const char *s);
+
 /* The version of the json/jsonl contract, docs/json.md and docs/schema/: the minor
  * number grows when fields are added, the major one when a field changes or goes. */
 #define LDXI_JSON_SCHEMA_VERSION "1.1"
