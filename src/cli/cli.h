@@ -126,6 +126,9 @@ typedef struct {
 } cli_summary_row;
 /* The text report's closing summary over the files reported (summary.c). */
 void cli_print_summary(FILE *fp, const cli_summary_row *rows, size_t nrows, size_t nbinary);
+/* A file's row: its path copied, its worst severity and initiating diagnosis; false when
+ * out of memory. */
+bool cli_summary_row_of(const ldx_file_report *fr, cli_summary_row *row);
 bool cli_outputs_file(cli_outputs *out, const ldx_file_report *fr);
 bool cli_outputs_finish(cli_outputs *out, const ldx_msgs *errors);
 bool cli_outputs_close(cli_outputs *out);

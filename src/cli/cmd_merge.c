@@ -307,16 +307,12 @@ int cmd_merge(cli_opts *o)
         }
         if (ldx_msgs_errors(fr->errors)) failed = true;
         cli_print_msgs(fr->errors);
-        int w = ldx_file_report_worst(fr);
-        if (w > worst) worst = w;
         if (!cli_outputs_file(&out, fr)) out_failed = true;
-        rows[nrows] = (cli_summary_row){.path = strdup(fr->path), .worst = w};
-        if (fr->n) {
-            rows[nrows].klass = fr->diagnoses[0].rule->klass;
-            rows[nrows].rule = fr->diagnoses[0].rule->id;
-        }
+        bool have_row = cli_summary_row_of(fr, &rows[nrows]);
+        if (rows[nrows].worst > worst) worst = rows[nrows].worst;
         nrows++;
         ldx_file_report_destroy(fr);
+        if (!have_row) goto oom;
     }
     if (nbinary)
         fprintf(stderr, "logdx: %zu binary file%s in the folders skipped (name one to scan it)\n",

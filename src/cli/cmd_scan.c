@@ -340,19 +340,14 @@ static ldx_status report_one(scan_ctx *c, task *t, ldx_file_report *fr)
     if (ldx_msgs_errors(fr->errors)) c->failed = true;
     fr->input = t->ordinal;
     cli_print_msgs(fr->errors);
-    int w = ldx_file_report_worst(fr);
-    if (w > c->worst) c->worst = w;
     if (!cli_outputs_file(&c->out, fr)) c->out_failed = true;
-    cli_summary_row row = {.path = strdup(fr->path), .worst = w};
-    if (fr->n) {
-        row.klass = fr->diagnoses[0].rule->klass;
-        row.rule = fr->diagnoses[0].rule->id;
-    }
-    if (!row.path || PUSH(c->rows, c->nrows, c->caprows, row) != LDX_OK) {
+    cli_summary_row row;
+    bool have_row = cli_summary_row_of(fr, &row);
+    if (row.worst > c->worst) c->worst = row.worst;
+    if (!have_row || PUSH(c->rows, c->nrows, c->caprows, row) != LDX_OK) {
         free(row.path);
         st = LDX_ENOMEM;
     }
-    (void)t;
     return st;
 }
 

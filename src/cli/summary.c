@@ -42,6 +42,16 @@ static int cmp_count(const void *a, const void *b)
     return strcmp(x->klass, y->klass);
 }
 
+bool cli_summary_row_of(const ldx_file_report *fr, cli_summary_row *row)
+{
+    *row = (cli_summary_row){.path = strdup(fr->path), .worst = ldx_file_report_worst(fr)};
+    if (fr->n) {
+        row->klass = fr->diagnoses[0].rule->klass;
+        row->rule = fr->diagnoses[0].rule->id;
+    }
+    return row->path != NULL;
+}
+
 void cli_print_summary(FILE *fp, const cli_summary_row *rows, size_t nrows, size_t nbinary)
 {
     size_t diagnosed = 0;
