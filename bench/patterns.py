@@ -134,6 +134,11 @@ class Converter:
             elif self.ere and self.caseless and c.isalpha() and c.isascii():
                 out.append("[%s%s]" % (c.lower(), c.upper()))
                 i += 1
+            elif not self.ere and not c.isascii():
+                # rg --no-unicode refuses a non-ASCII literal; its UTF-8 bytes, grouped so
+                # that a quantifier after it still applies to the whole character
+                out.append("(?:" + "".join("\\x%02X" % b for b in c.encode("utf-8")) + ")")
+                i += 1
             else:
                 out.append(c)
                 i += 1
@@ -196,6 +201,10 @@ class Converter:
             # Rust regex reads an unescaped [ inside a class as a nested class, && as
             # an intersection
             body = re.sub(r"(?<!\\)((?:\\\\)*)\[", r"\1\\[", body).replace("&&", "&\\&")
+            if not body.isascii():
+                # a set of bytes cannot hold a multi-byte character: left out, loosely
+                body = "".join(ch for ch in body if ch.isascii()) or "\\x00"
+                self.touched = True
             return "[" + ("^" if neg else "") + body + "]", end
         # parse into literals, ranges and named sets, then write them back in the
         # order ERE needs: a literal ] first, a literal ^ not first, a literal - last
@@ -244,6 +253,9 @@ def main():
         for p, caseless in pats:
             sys.stdout.write(("(?i)" if caseless and not p.startswith("(?i)") else "") + p + "\n")
         return 0
+    # the patterns are UTF-8 whatever the locale (CI may run under C/POSIX)
+    sys.stdin.reconfigure(encoding="utf-8", errors="surrogateescape")
+    sys.stdout.reconfigure(encoding="utf-8", errors="surrogateescape")
     conv = Converter(mode)
     n = 0
     for line in sys.stdin:
