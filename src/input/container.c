@@ -582,36 +582,4 @@ ldx_status ldx_input_next(ldx_input *in, ldx_reader **r)
     return next_member(in, r);
 }
 
-/* ---- ldx_reader_open_fd: the first log of an input, as one reader ---- */
-
-static ssize_t failed_read(void *ctx, void *buf, size_t cap, const char **err)
-{
-    ldx_input *in = ctx;
-    *err = in->error;
-    return -1;
-}
-
-static ssize_t empty_read(void *ctx, void *buf, size_t cap, const char **err) { return 0; }
-
-ldx_status ldx_reader_open_fd(ldx_reader **out, int fd, const char *name)
-{
-    *out = NULL;
-    ldx_input *in;
-    LDX_TRY(ldx_input_open_fd(&in, fd, name));
-    ldx_reader *r = NULL;
-    ldx_status st = ldx_input_next(in, &r);
-    if (st == LDX_OK) {
-        in->cur = NULL; /* the reader owns the input now, not the other way round */
-    } else if (st != LDX_ENOMEM) {
-        /* A damaged container or an archive without a log: a reader that says so (or
-         * has no lines), like a file that fails or is empty. */
-        st = ldxi_reader_open_fn(&r, st == LDX_EIO ? failed_read : empty_read, in, name);
-    }
-    if (st != LDX_OK) {
-        ldx_input_destroy(in);
-        return st;
-    }
-    ldxi_reader_own_input(r, in);
-    *out = r;
-    return LDX_OK;
-}
+void ldxi_input_give_up_reader(ldx_input *in) { in->cur = NULL; }

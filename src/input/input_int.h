@@ -41,7 +41,12 @@ void ldxi_ahead_destroy(ldxi_ahead *a);
 uint64_t ldxi_eol_count(const char *p, size_t n);
 uint64_t ldxi_eol_count_isa(const char *p, size_t n, int isa);
 
-/* The reader destroys in when it is destroyed (ldx_reader_open_fd). */
-void ldxi_reader_own_input(ldx_reader *r, ldx_input *in);
+/* release(owner) runs when the reader is destroyed (ldx_reader_open_fd: the input the
+ * reader's function reads from). */
+void ldxi_reader_own(ldx_reader *r, void *owner, void (*release)(void *owner));
+
+/* The reader ldx_input_next() returned last is no longer the input's to destroy: it is
+ * the caller's, and it owns the input (ldx_reader_open_fd). */
+void ldxi_input_give_up_reader(ldx_input *in);
 
 #endif

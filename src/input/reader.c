@@ -25,7 +25,8 @@ struct ldx_reader {
     char *name;
     ldxi_read_fn fn;     /* the source; NULL for a memory reader */
     void *fnctx;
-    ldx_input *input;    /* owned, for ldx_reader_open_fd: where fn reads from */
+    void *owner;         /* released with the reader (ldx_reader_open_fd: the input fn */
+    void (*release)(void *owner); /* reads from), so the reader needs no container */
     const char *mem;     /* the memory reader's data */
     size_t memlen;
     char *block;         /* owned block for gz input */
@@ -84,13 +85,6 @@ ldx_status ldxi_reader_open_fn(ldx_reader **out, ldxi_read_fn fn, void *ctx,
     return LDX_OK;
 }
 
-ldx_status ldx_reader_open_path(ldx_reader **out, const char *path)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? LDX_ENOTFOUND : LDX_EIO;
-    return ldx_reader_open_fd(out, fd, path);
-}
-
 ldx_status ldx_reader_open_mem(ldx_reader **out, const char *data, size_t len,
                                const char *name)
 {
@@ -109,12 +103,17 @@ void ldx_reader_destroy(ldx_reader *r)
     ldxi_buf_free(&r->partial);
     free(r->name);
     free(r->error);
-    ldx_input *in = r->input;
+    void *owner = r->owner;
+    void (*release)(void *) = r->release;
     free(r);
-    ldx_input_destroy(in);
+    if (release) release(owner);
 }
 
-void ldxi_reader_own_input(ldx_reader *r, ldx_input *in) { r->input = in; }
+void ldxi_reader_own(ldx_reader *r, void *owner, void (*release)(void *owner))
+{
+    r->owner = owner;
+    r->release = release;
+}
 
 const char *ldx_reader_error(const ldx_reader *r) { return r->error; }
 const char *ldx_reader_name(const ldx_reader *r) { return r->name; }

@@ -76,8 +76,11 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         /* the hits could not be kept: every pattern on every line, as without a prefilter
          * (which records every signal on its own) */
         ldxi_twins_split_all(s);
-        for (size_t l = 0; l < b->nbl; l++)
-            ldxi_scan_plain(s, b->buf + b->bl[l].off, b->bl[l].len, b->bl[l].lineno);
+        for (size_t l = 0; l < b->nbl; l++) {
+            const char *text = b->buf + b->bl[l].off;
+            if (s->rs->max_tail) ldxi_tail_keep(s, text, b->bl[l].len, b->bl[l].lineno);
+            ldxi_scan_plain(s, text, b->bl[l].len, b->bl[l].lineno);
+        }
     } else {
         const ldxi_hsdb *h = s->rs->hs;
         size_t mi = 0, k = 0;

@@ -285,107 +285,28 @@ struct ldx_scanner {
     uint64_t truncated;
 };
 
-void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
-/* Whether a version banner could be read from the line, whatever is known already: one
- * answer for every line of its template (the version patterns are digit-blind), so the
- * line memo drops the hint from templates that hold none. Thread-safe with one md per
- * thread. */
-bool ldxi_versions_possible(const char *text, size_t len, pcre2_match_data *md);
-/* ldx_scanner_version by component index (ldxi_components); NULL for -1 or none seen. */
-const char *ldxi_scanner_version_at(const ldx_scanner *s, int c);
-/* ldxi_line_parse for a line whose rank is already known. */
+/* The functions below, by file, from the top of the scan layer down: a file calls only
+ * those of files listed after it (and rank.c, text.c, lineinfo.c, memo.c, launcher.c,
+ * failure.c, which call nothing here).
+ *
+ *   scanner.c   front door (logdx/scan.h)
+ *   batch.c     batch engine: ring, threads, applying in input order
+ *   match.c     matching one batch: cut, memo, prefilter, PCRE2
+ *   tail.c      tail signals on the last lines
+ *   plain.c     plain engine
+ *   twins.c     twin signals' state
+ *   record.c    recorder: a hit into its signal's state and its rule's trackers
+ *   numstat.c   number series
+ *   structure.c structure readers and a line's own fields
+ *   confirm.c   PCRE2 on one signal, and its cost */
 
-void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldxi_line_info *li);
-/* Scans the lines queued for the prefilter; ldx_diagnose() calls it before reading. */
-void ldxi_scanner_flush(ldx_scanner *s);
-
-/* The scanner's steps, shared by the plain engine (scanner.c) and the batch one
- * (batch.c). */
-void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
-/* PCRE2 from text[start]: no match of the signal may start before it (the line memo
- * knows where the first one can, see batch.c); lookbehinds still see the text before. */
-/* Whether signal k of rule i (its pattern and where) matches text: a question about a
- * line, recorded nowhere. Only between scans (it uses the scanner's match data). */
-bool ldxi_scan_matches_text(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len);
-bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
-                     size_t start, pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm);
-/* Counts, as a run of signal k of rule i, the answer it took from another signal's run of
- * the same pattern on the line (no time: nothing ran), so that every signal's matches
- * are its own whatever it shares. */
-void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_rulecount *rc);
-/* Counts a match of signal k of rule i that the memo knew (a match, no run): once for
- * every remembered match, so inline (defined after ldx_scanner). */
-static inline void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
-void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
-/* Whether the match in md of a signal on text is a hit by its where (always, without
- * one): the plain engine's and the tail's test. The batch engine reads the numbers it
- * tests into the batch, as far as the where's clauses need them (match.c). */
-bool ldxi_scan_where(const ldxi_sigc *sc, const char *text, pcre2_match_data *md);
-/* Takes back the match counted for signal k of rule i: its where did not hold. */
-void ldxi_scan_dropped(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
-void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co);
-/* Whether a scan reads capture c of a signal as a number (see ldxi_sigc.numbered). */
-static inline bool ldxi_scan_numbered(const ldx_scanner *s, const ldxi_sigc *sc, size_t c)
-{
-    return s->every_number || (sc->numbered && sc->numbered[c]);
-}
-/* A match recorded: co the capture offsets, vals their numbers as ldxi_parse_quantity
- * reads them (NaN: none, or not read), or NULL to read them here. */
-void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const ldxi_sigc *sc, const char *text,
-                   size_t len, uint64_t lineno, ldxi_linectx *lc, const size_t *co,
-                   const double *vals);
-/* ldxi_scan_hit() without the record: a twin's hit (twins.c) still counts for its
- * rule's sequences. */
-void ldxi_scan_track(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
-                     uint64_t lineno, ldxi_linectx *lc);
-/* Twins (twins.c): signals that record as their head does, until they part. */
-ldx_status ldxi_twins_init(ldx_scanner *s);
-void ldxi_twins_reset(ldx_scanner *s);
-void ldxi_twins_free(ldx_scanner *s);
-/* Twin c takes a copy of its head's state and records on its own from now on. */
-void ldxi_twin_split(ldx_scanner *s, uint32_t c);
-void ldxi_twins_split_all(ldx_scanner *s);
-/* The results are asked for: every twin takes a copy of its head's state. */
-void ldxi_twins_sync(ldx_scanner *s);
-void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
-                         uint8_t hints);
-/* Whether a structure reader is in the middle of a block and wants every line. */
-static inline bool ldxi_scan_following(const ldx_scanner *s)
-{
-    return s->launcher.state || s->failure.nopen;
-}
-/* The batch (or line) is about to be reused: pending last hits keep a copy of their
- * line. */
-void ldxi_scan_materialize(ldx_scanner *s);
-/* The results are asked for: pending last hits are made (display text, captures, line
- * structure). */
-void ldxi_scan_settle(ldx_scanner *s);
-/* Signal k of rule i on a line, PCRE2 alone, recorded (counts and hit) when it matches:
- * the plain engine's step, and the tail signals'. */
-bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
-                      uint64_t lineno, ldxi_linectx *lc);
-/* Forgets what a signal recorded. */
-void ldxi_sigstate_clear(ldxi_sigstate *ss, size_t ncaps);
-
-/* Tail signals (tail.c): the ring of last lines, fed by both engines in input order
- * (ldxi_tail_keep, only when rs->max_tail), and the matching of the tail signals on it,
- * which ldx_scanner_flush() runs. */
-ldx_status ldxi_tail_init(ldx_scanner *s);
-void ldxi_tail_free(ldx_scanner *s);
-void ldxi_tail_clear(ldx_scanner *s);
-void ldxi_tail_keep(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
-void ldxi_tail_match(ldx_scanner *s);
-
-/* The batch engine (batch.c). */
+/* ---- batch.c: the batch engine ---- */
 ldx_status ldxi_batch_init(ldx_scanner *s);
 void ldxi_batch_free(ldx_scanner *s);
 /* Forgets the lines queued and not yet applied (ldx_scanner_reset). */
 void ldxi_batch_discard(ldx_scanner *s);
 /* Queues a line; false if it could not (the caller scans it with the plain engine). */
 bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line);
-/* Matches a batch on thread w (match.c): its lines cut, the prefilter, PCRE2; the
- * results stay in the batch until it is applied. */
-void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w);
 /* A chunk of whole lines (ldx_reader_chunk) for the batches; false when it could not be
  * queued (then nothing was). */
 bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c);
@@ -395,14 +316,129 @@ char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap);
 /* The chunk written there is queued; false when it could not be (nothing was, and the
  * room may be reused: the caller must copy the chunk out first). */
 bool ldxi_batch_placed(ldx_scanner *s, const ldx_chunk *c);
+/* Scans the lines queued for the prefilter; ldx_scanner_flush() calls it before the
+ * tail and the results. */
+void ldxi_scanner_flush(ldx_scanner *s);
 
+/* ---- match.c ---- */
+/* Matches a batch on thread w: its lines cut, the prefilter, PCRE2; the results stay in
+ * the batch until it is applied. */
+void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w);
+
+/* ---- tail.c: tail signals ---- */
+/* The ring of last lines, fed by both engines' callers in input order (ldxi_tail_keep,
+ * only when rs->max_tail), and the matching of the tail signals on it, which
+ * ldx_scanner_flush() runs. */
+ldx_status ldxi_tail_init(ldx_scanner *s);
+void ldxi_tail_free(ldx_scanner *s);
+void ldxi_tail_clear(ldx_scanner *s);
+void ldxi_tail_keep(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
+void ldxi_tail_match(ldx_scanner *s);
+
+/* ---- plain.c: the plain engine ---- */
+void ldxi_scan_plain(ldx_scanner *s, const char *text, size_t len, uint64_t lineno);
+/* Signal k of rule i on a line, PCRE2 alone, recorded (counts and hit) when it matches:
+ * the plain engine's step, and the tail signals'. */
+bool ldxi_scan_signal(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
+                      uint64_t lineno, ldxi_linectx *lc);
+
+/* ---- twins.c: signals that record as their head does, until they part ---- */
+ldx_status ldxi_twins_init(ldx_scanner *s);
+void ldxi_twins_reset(ldx_scanner *s);
+void ldxi_twins_free(ldx_scanner *s);
+/* Twin c takes a copy of its head's state and records on its own from now on. */
+void ldxi_twin_split(ldx_scanner *s, uint32_t c);
+void ldxi_twins_split_all(ldx_scanner *s);
+/* The results are asked for: every twin takes a copy of its head's state. */
+void ldxi_twins_sync(ldx_scanner *s);
+
+/* ---- record.c: the recorder ---- */
+/* A match recorded: co the capture offsets, vals their numbers as ldxi_parse_quantity
+ * reads them (NaN: none, or not read), or NULL to read them here. */
+void ldxi_scan_hit(ldx_scanner *s, size_t rule, size_t sig, const ldxi_sigc *sc, const char *text,
+                   size_t len, uint64_t lineno, ldxi_linectx *lc, const size_t *co,
+                   const double *vals);
+/* ldxi_scan_hit() without the record: a twin's hit (twins.c) still counts for its
+ * rule's sequences. */
+void ldxi_scan_track(ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
+                     uint64_t lineno, ldxi_linectx *lc);
+/* The batch (or line) is about to be reused: pending last hits keep a copy of their
+ * line. */
+void ldxi_scan_materialize(ldx_scanner *s);
+/* The results are asked for: pending last hits are made (display text, captures, line
+ * structure). */
+void ldxi_scan_settle(ldx_scanner *s);
+/* Forgets what a signal recorded. */
+void ldxi_sigstate_clear(ldxi_sigstate *ss, size_t ncaps);
 const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_t sig);
 const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t);
 
+/* ---- numstat.c: number series ---- */
+void ldxi_numstat_add(ldxi_numstat *ns, int rank, double v);
 /* Aggregates for conditions; NAN when there are no values. */
 double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg);
 /* The series that makes rising/falling true (or the longest one), for display. */
 const ldxi_series *ldxi_numstat_trend(const ldxi_numstat *ns, ldxi_func f, double arg);
+
+/* ---- structure.c: structure readers and a line's own fields ---- */
+/* Which structure readers may want a line, by cheap tests (the plain engine's; the
+ * batch engine has the prefilter say it). */
+uint8_t ldxi_scan_hints(const char *text, size_t len);
+void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
+                         uint8_t hints);
+/* Whether a structure reader is in the middle of a block and wants every line. */
+static inline bool ldxi_scan_following(const ldx_scanner *s)
+{
+    return s->launcher.state || s->failure.nopen;
+}
+/* The line's rank, or its whole structure, read once however many hits need it. */
+void ldxi_linectx_rank(ldxi_linectx *lc, const char *text, size_t len);
+void ldxi_linectx_parse(ldxi_linectx *lc, const char *text, size_t len);
+
+/* versions.c (fed by ldxi_scan_structure) */
+void ldxi_versions_feed(ldx_scanner *s, const char *text, size_t len);
+/* Whether a version banner could be read from the line, whatever is known already: one
+ * answer for every line of its template (the version patterns are digit-blind), so the
+ * line memo drops the hint from templates that hold none. Thread-safe with one md per
+ * thread. */
+bool ldxi_versions_possible(const char *text, size_t len, pcre2_match_data *md);
+/* ldx_scanner_version by component index (ldxi_components); NULL for -1 or none seen. */
+const char *ldxi_scanner_version_at(const ldx_scanner *s, int c);
+/* lineinfo.c: ldxi_line_parse for a line whose rank is already known. */
+void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldxi_line_info *li);
+
+/* ---- confirm.c: PCRE2 on one signal ---- */
+/* PCRE2 from text[start]: no match of the signal may start before it (the line memo
+ * knows where the first one can, see match.c); lookbehinds still see the text before.
+ * Thread-safe: counts go to rc. */
+bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
+                     size_t start, pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm);
+/* Whether signal k of rule i (its pattern and where) matches text: a question about a
+ * line, recorded nowhere. Only between scans (it uses the scanner's match data). */
+bool ldxi_scan_matches_text(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len);
+/* Counts, as a run of signal k of rule i, the answer it took from another signal's run of
+ * the same pattern on the line (no time: nothing ran), so that every signal's matches
+ * are its own whatever it shares. */
+void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_rulecount *rc);
+/* Counts a match of signal k of rule i that the memo knew (a match, no run): once for
+ * every remembered match, so inline (below). */
+static inline void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
+/* Adds a batch's or a line's counts of rule i to the scanner's. */
+void ldxi_scan_count(ldx_scanner *s, size_t rule, const ldxi_rulecount *rc);
+/* Whether the match in md of a signal on text is a hit by its where (always, without
+ * one): the plain engine's and the tail's test. The batch engine reads the numbers it
+ * tests into the batch, as far as the where's clauses need them (match.c). */
+bool ldxi_scan_where(const ldxi_sigc *sc, const char *text, pcre2_match_data *md);
+/* Takes back the match counted for signal k of rule i: its where did not hold. */
+void ldxi_scan_dropped(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc);
+/* The capture offsets of a signal's named captures after a match: 2 per capture,
+ * SIZE_MAX when it did not take part. */
+void ldxi_scan_caps(const ldxi_sigc *sc, pcre2_match_data *md, size_t *co);
+/* Whether a scan reads capture c of a signal as a number (see ldxi_sigc.numbered). */
+static inline bool ldxi_scan_numbered(const ldx_scanner *s, const ldxi_sigc *sc, size_t c)
+{
+    return s->every_number || (sc->numbered && sc->numbered[c]);
+}
 
 static inline void ldxi_scan_remembered(const ldx_scanner *s, size_t i, size_t k, ldxi_rulecount *rc)
 {

@@ -1,0 +1,46 @@
+/* Line structure (scan layer): the one place the structure readers are fed and a
+ * line's own fields are read. The launcher's summary (launcher.c), the version banners
+ * (versions.c) and the process failures (failure.c) see every line they may care about
+ * (ldxi_scan_structure); a hit's rank, time, host and step (lineinfo.c, rank.c) are read
+ * once per line and only when the recorder needs them (ldxi_linectx_*). */
+#include <string.h>
+
+#include "scan_int.h"
+
+void ldxi_linectx_rank(ldxi_linectx *lc, const char *text, size_t len)
+{
+    if (!lc->ranked) {
+        lc->rank = lc->parsed ? lc->li.rank : ldx_line_rank(text, len);
+        lc->ranked = true;
+    }
+}
+
+void ldxi_linectx_parse(ldxi_linectx *lc, const char *text, size_t len)
+{
+    if (!lc->parsed) {
+        if (lc->ranked) ldxi_line_parse_ranked(text, len, lc->rank, &lc->li);
+        else ldxi_line_parse(text, len, &lc->li);
+        lc->parsed = lc->ranked = true;
+        lc->rank = lc->li.rank;
+    }
+}
+
+/* The structure readers see every line they may care about. */
+void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
+                         uint8_t hints)
+{
+    if (s->launcher.state || (hints & LDXI_HINT_LAUNCHER))
+        ldxi_launcher_feed(&s->launcher, text, len, lineno);
+    if (hints & LDXI_HINT_VERSIONS) ldxi_versions_feed(s, text, len);
+    if (s->failure.nopen || (hints & LDXI_HINT_FAILURE))
+        ldxi_failure_feed(&s->failure, text, len, lineno);
+}
+
+uint8_t ldxi_scan_hints(const char *text, size_t len)
+{
+    /* cheap tests first: the summary's lines all have a ':', banners a '.' */
+    uint8_t hints = LDXI_HINT_VERSIONS;
+    if (memchr(text, ':', len)) hints |= LDXI_HINT_LAUNCHER;
+    if (ldxi_failure_wants(text, len)) hints |= LDXI_HINT_FAILURE;
+    return hints;
+}
