@@ -43,28 +43,6 @@ void ldx_reader_destroy(ldx_reader *r);
 /* LDX_OK with a line, LDX_EOF at the end, LDX_EIO when reading failed (the lines
  * before it were still returned; ldx_reader_error() says what happened). */
 ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line);
-/* Whole lines as they stand in the input, for a caller that splits them itself (the
- * scanner's batches, on their worker threads): text[0..len) ends with a line end ("\n",
- * "\r" or "\r\n", split as ldx_reader_next() would) and holds `lines` lines, the first
- * numbered first_line; no line in it is longer than len, and ANSI escapes are as they
- * came. Valid until the next call. */
-typedef struct {
-    const char *text;
-    size_t len;
-    uint64_t first_line, lines;
-} ldx_chunk;
-/* The whole lines of the block at hand, at most max bytes (at most LDX_LINE_MAX); false
- * when the next line does not lie whole in it (it straddles blocks, or comes after the
- * end): ldx_reader_next() gives that one. The two may be called in any order. */
-bool ldx_reader_chunk(ldx_reader *r, size_t max, ldx_chunk *out);
-#define LDX_CHUNK_MAX ((size_t)256 << 10) /* a good max: a block */
-/* The same read straight into dst[0..cap) (cap at most LDX_CHUNK_MAX), where the caller
- * keeps the lines (a scanner's batch: ldx_scanner_chunk_room): the source's bytes are
- * not copied out of a block of the reader's, only the piece of a line the read cut.
- * False (nothing written that counts) where the reader holds whole lines of its own,
- * a line it is piecing, or a memory input: ldx_reader_chunk() and ldx_reader_next()
- * take those; and at the end of input. */
-bool ldx_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldx_chunk *out);
 const char *ldx_reader_error(const ldx_reader *r);
 const char *ldx_reader_name(const ldx_reader *r);
 uint64_t ldx_reader_bytes(const ldx_reader *r);

@@ -52,8 +52,5 @@ void ldx_report_destroy(ldx_report *r);
 ldx_status ldx_file_report_from_json(const char *json, size_t len, const ldx_ruleset *rs,
                                      ldx_file_report **out, char *err, size_t errlen);
 
-/* Prints a paragraph wrapped at spaces to width columns, each row indented by indent;
- * the first row starts with first (right-aligned in the indent) when it is not NULL. */
-void ldx_report_wrap(FILE *fp, const char *text, int indent, int width, const char *first);
 
 #endif

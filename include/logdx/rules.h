@@ -147,28 +147,6 @@ long ldx_ruleset_find(const ldx_ruleset *rs, const char *id);
 /* The id nearest to id (a typo: at most 3 edits away), for "did you mean"; NULL: none. */
 const char *ldx_ruleset_closest(const ldx_ruleset *rs, const char *id);
 
-/* Pattern hygiene, for `rules lint --perf` and `rules profile`: the longest fixed string
- * every match of the signal's pattern must contain (an estimate), and whether the
- * prefilter takes the signal (false: PCRE2 runs it on every line). */
-size_t ldx_signal_literal(const ldx_signal_info *si);
-/* Whether the pattern treats the ten digits alike (\d, \w, [0-9a-f], never a literal
- * digit, [1-9] or a back reference): then the scanner matches it once per line shape
- * (the line with its digits as '0') and reuses the result for every line of that
- * shape; a pattern that reads digits runs on each such line. */
-bool ldx_signal_digit_blind(const ldx_signal_info *si);
-bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig);
-/* How hard PCRE2 works on the rule's own example lines: the most pattern items it
- * visits per byte of one line (counted, not timed: the same on every machine), and on
- * which line of the rule file that example line stands (0: unknown). A fixed-string
- * search takes 1-3; a pattern that backtracks, tens. */
-double ldx_signal_steps(const ldx_rule_info *r, size_t sig, unsigned *worst_line);
-/* Whether one search of a long line (256 KiB of the rule's examples among the filler of
- * logged dicts) stays within PCRE2's limits, scaled from the scanner's for a 1 MiB
- * line: a pattern with no fixed string to start from (a lookahead over the whole line,
- * a leading .*) runs out of them on long lines and misses what they say. */
-bool ldx_signal_long_line_ok(const ldx_rule_info *r, size_t sig);
-/* Is there a prefilter at all (built with Vectorscan, and not LOGDX_ENGINE=pcre2)? */
-bool ldx_ruleset_has_prefilter(const ldx_ruleset *rs);
 
 /* The failure classes (taxonomy.tsv, embedded at build time). */
 size_t ldx_taxonomy_count(void);

@@ -26,17 +26,6 @@ void ldx_scanner_reset(ldx_scanner *s);
  * and ldx_analyze() call). */
 ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line);
 void ldx_scanner_flush(ldx_scanner *s);
-/* Feeds whole lines at once (ldx_reader_chunk): the prefilter engine's batches take
- * them as they are and split them on their worker threads. Where that engine is not in
- * use, ldx_scanner_takes_chunks() is false; a chunk fed anyway is split here. */
-bool ldx_scanner_takes_chunks(const ldx_scanner *s);
-ldx_status ldx_scanner_chunk(ldx_scanner *s, const ldx_chunk *c);
-/* Or in place: room at the end of the batch being filled (cap bytes at most) for
- * ldx_reader_chunk_into(), which spares a copy of every byte; the chunk read there is
- * then handed over with ldx_scanner_chunk_placed() before anything else is fed. NULL
- * where chunks are not taken (then use ldx_scanner_chunk). */
-char *ldx_scanner_chunk_room(ldx_scanner *s, size_t *cap);
-ldx_status ldx_scanner_chunk_placed(ldx_scanner *s, const ldx_chunk *c);
 /* Threads for one input: batches of lines are matched (prefilter and PCRE2) by n
  * worker threads side by side while this thread reads on, and applied here in input
  * order. Results are identical for any n; a no-op for n < 2 or where the prefilter
@@ -48,28 +37,6 @@ ldx_status ldx_scanner_set_threads(ldx_scanner *s, int n);
  * reads them all, for ldx_explain()'s summary of each capture's values. */
 void ldx_scanner_set_numbers(ldx_scanner *s, bool every);
 
-/* Profiling (`logdx rules profile`): with it on, every PCRE2 run is timed. The cost of
- * a rule on what was scanned: PCRE2 runs, matches, nanoseconds (sampled when off). */
-typedef struct {
-    uint64_t calls, matches, ns;
-} ldx_rule_cost;
-void ldx_scanner_set_profile(ldx_scanner *s, bool on);
-void ldx_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldx_rule_cost *out);
-/* The same for one signal of a rule; zeros unless profiling was on. */
-void ldx_scanner_signal_cost(const ldx_scanner *s, size_t rule, size_t sig, ldx_rule_cost *out);
-/* The prefilter's own share (Vectorscan over the batches of lines): bytes it scanned
- * (the text once per database: twice when user rules have one of their own next to the
- * built-in one), its time, and the (line, signal) pairs it handed to PCRE2; the lines
- * it was given, and those of them whose result the line memo knew (a line that differs
- * from an earlier one only in its digits is not scanned again). All zero without it. */
-typedef struct {
-    uint64_t bytes, ns, pairs;
-    uint64_t lines, known;
-} ldx_prefilter_cost;
-void ldx_scanner_prefilter_cost(const ldx_scanner *s, ldx_prefilter_cost *out);
-/* Tail signals (`tail: N`, matched on the log's last lines once they are known): how
- * many last lines they were matched on, and their PCRE2 runs there. Zeros without them. */
-void ldx_scanner_tail_cost(const ldx_scanner *s, uint64_t *lines, uint64_t *runs);
 uint64_t ldx_scanner_lines(const ldx_scanner *s);
 uint64_t ldx_scanner_truncated(const ldx_scanner *s);
 

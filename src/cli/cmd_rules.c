@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "../plumbing.h"
 
 /* logdx rules classes: the failure classes a rule's class: may name, with category,
  * default severity and what each means (the embedded taxonomy, which is not installed
@@ -65,7 +66,7 @@ static int rules_list(cli_opts *o)
 /* Prints a paragraph wrapped to the terminal with an indent. */
 static void para(const char *text, int indent, const char *first)
 {
-    ldx_report_wrap(stdout, text, indent, cli_width(STDOUT_FILENO), first);
+    ldxi_report_wrap(stdout, text, indent, cli_width(STDOUT_FILENO), first);
 }
 
 static void list_block(const char *head, const ldx_strv *v, bool numbered)
@@ -193,9 +194,9 @@ static size_t signal_literal(const ldx_ruleset *rs, size_t rule, size_t k, bool 
                              bool *unfiltered)
 {
     const ldx_signal_info *si = &ldx_ruleset_rule(rs, rule)->signals[k];
-    size_t lit = ldx_signal_literal(si);
+    size_t lit = ldxi_signal_literal(si);
     *weak = lit < MIN_LITERAL && !si->tail;
-    *unfiltered = ldx_ruleset_has_prefilter(rs) && !ldx_ruleset_prefiltered(rs, rule, k);
+    *unfiltered = ldxi_ruleset_has_prefilter(rs) && !ldxi_ruleset_prefiltered(rs, rule, k);
     return lit;
 }
 
@@ -223,7 +224,7 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
                         "take this pattern (Vectorscan refuses it, or misses lines of the "
                         "rules' examples with it); PCRE2 runs it on every line\n",
                         r->path, si->line, si->col, r->id, si->name);
-            if (!ldx_signal_long_line_ok(r, k)) {
+            if (!ldxi_signal_long_line_ok(r, k)) {
                 found++;
                 fprintf(stderr,
                         "logdx: %s:%u:%u: warning: rule '%s', signal '%s': on a long line (256 "
@@ -233,7 +234,7 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
                         r->path, si->line, si->col, r->id, si->name);
             }
             unsigned ex_line;
-            double steps = ldx_signal_steps(r, k, &ex_line);
+            double steps = ldxi_signal_steps(r, k, &ex_line);
             if (steps > MAX_STEPS) {
                 found++;
                 fprintf(stderr,
@@ -509,7 +510,7 @@ static int rules_patterns(cli_opts *o)
 
 typedef struct {
     size_t rule;
-    ldx_rule_cost cost;
+    ldxi_rule_cost cost;
 } profile_row;
 
 static int cost_cmp(const void *a, const void *b)
@@ -545,20 +546,20 @@ static int rules_profile(cli_opts *o)
         ldx_ruleset_destroy(rs);
         return EXIT_ERROR;
     }
-    ldx_scanner_set_profile(sc, true);
+    ldxi_scanner_set_profile(sc, true);
     ldx_analyze(sc, rd, &fr);
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         rows[i].rule = i;
-        ldx_scanner_rule_cost(sc, i, &rows[i].cost);
+        ldxi_scanner_rule_cost(sc, i, &rows[i].cost);
         total += rows[i].cost.ns;
     }
     qsort(rows, n, sizeof(*rows), cost_cmp);
     printf("%s: %llu lines; PCRE2 time %.1f ms in all\n", o->args[0],
            (unsigned long long)(fr ? fr->lines : 0), (double)total / 1e6);
-    ldx_prefilter_cost pf;
-    ldx_scanner_prefilter_cost(sc, &pf);
-    if (ldx_ruleset_has_prefilter(rs)) {
+    ldxi_prefilter_cost pf;
+    ldxi_scanner_prefilter_cost(sc, &pf);
+    if (ldxi_ruleset_has_prefilter(rs)) {
         bool big = pf.bytes >= 1000000;
         printf("prefilter (Vectorscan, every pattern at once): %.1f %s in %.1f ms, %.0f MB/s; "
                "%llu (line, signal) pairs handed to PCRE2",
@@ -572,7 +573,7 @@ static int rules_profile(cli_opts *o)
         printf("prefilter: not in use (PCRE2 alone): every signal ran on every line");
     }
     uint64_t tail_lines, tail_runs;
-    ldx_scanner_tail_cost(sc, &tail_lines, &tail_runs);
+    ldxi_scanner_tail_cost(sc, &tail_lines, &tail_runs);
     if (tail_lines)
         printf("; tail signals: %llu runs on the last %llu lines",
                (unsigned long long)tail_runs, (unsigned long long)tail_lines);
@@ -591,10 +592,10 @@ static int rules_profile(cli_opts *o)
             else if (weak && len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s no literal",
                                         len ? ", " : "", r->signals[k].name);
-            ldx_rule_cost c;
-            ldx_scanner_signal_cost(sc, rows[i].rule, k, &c);
-            /* runs on every line of its shapes (ldx_signal_digit_blind) */
-            if (c.calls && !ldx_signal_digit_blind(&r->signals[k]) && len < sizeof notes - 40)
+            ldxi_rule_cost c;
+            ldxi_scanner_signal_cost(sc, rows[i].rule, k, &c);
+            /* runs on every line of its shapes (ldxi_signal_digit_blind) */
+            if (c.calls && !ldxi_signal_digit_blind(&r->signals[k]) && len < sizeof notes - 40)
                 len += (size_t)snprintf(notes + len, sizeof notes - len, "%s%s reads digits",
                                         len ? ", " : "", r->signals[k].name);
         }
@@ -605,8 +606,8 @@ static int rules_profile(cli_opts *o)
                total ? 100.0 * (double)rows[i].cost.ns / (double)total : 0.0, notes);
         /* a rule of several signals: which of them the time went to */
         for (size_t k = 0; r->nsignals > 1 && k < r->nsignals; k++) {
-            ldx_rule_cost c;
-            ldx_scanner_signal_cost(sc, rows[i].rule, k, &c);
+            ldxi_rule_cost c;
+            ldxi_scanner_signal_cost(sc, rows[i].rule, k, &c);
             if (!c.calls) continue;
             char name[64];
             snprintf(name, sizeof name, "  .%s", r->signals[k].name);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "diag_int.h"
+#include "../plumbing.h"
 
 const char *ldx_version_component(size_t i)
 {
@@ -762,20 +763,20 @@ ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out)
     uint64_t first_long = 0;
     /* whole lines by the block where the scanner splits them on its own threads; one
      * at a time where a line straddles blocks (or the scanner wants them so) */
-    bool chunks = ldx_scanner_takes_chunks(s);
-    ldx_chunk c;
+    bool chunks = ldxi_scanner_takes_chunks(s);
+    ldxi_chunk c;
     for (;;) {
         if (chunks) {
             /* read where the batch keeps the lines, else copied there from the
              * reader's block */
             size_t cap;
-            char *room = ldx_scanner_chunk_room(s, &cap);
-            if (room && ldx_reader_chunk_into(r, room, cap, &c)) {
-                ldx_scanner_chunk_placed(s, &c);
+            char *room = ldxi_scanner_chunk_room(s, &cap);
+            if (room && ldxi_reader_chunk_into(r, room, cap, &c)) {
+                ldxi_scanner_chunk_placed(s, &c);
                 continue;
             }
-            if (ldx_reader_chunk(r, LDX_CHUNK_MAX, &c)) {
-                ldx_scanner_chunk(s, &c);
+            if (ldxi_reader_chunk(r, LDXI_CHUNK_MAX, &c)) {
+                ldxi_scanner_chunk(s, &c);
                 continue;
             }
         }

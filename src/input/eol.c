@@ -1,5 +1,5 @@
 /* Counting line ends: each "\r", and each "\n" but the one of a "\r\n" (the contract's
- * lines). The reader counts every chunk it hands on (ldx_reader_chunk), which is a
+ * lines). The reader counts every chunk it hands on (ldxi_reader_chunk), which is a
  * pass over every byte of the input on the reading thread: 64 bytes a step where the
  * CPU has AVX-512BW, 32 with AVX2, 16 with SSE2 (every x86-64), else one. */
 #include <stdbool.h>

@@ -11,6 +11,7 @@
 #include "logdx/input.h"
 #include "../core/util.h"
 #include "input_int.h"
+#include "../plumbing.h"
 
 /* Line ends are found 64 bytes at a time with SSE2 (every x86-64), else with memchr;
  * -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
@@ -331,7 +332,7 @@ static size_t whole_lines(const char *p, size_t n, size_t readable, bool *cut_cr
 }
 
 /* Hands out text[0..n), whole lines, as the next chunk. */
-static void give_chunk(ldx_reader *r, const char *text, size_t n, ldx_chunk *out)
+static void give_chunk(ldx_reader *r, const char *text, size_t n, ldxi_chunk *out)
 {
     out->text = text;
     out->len = n;
@@ -340,7 +341,7 @@ static void give_chunk(ldx_reader *r, const char *text, size_t n, ldx_chunk *out
     r->lineno += out->lines;
 }
 
-bool ldx_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldx_chunk *out)
+bool ldxi_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldxi_chunk *out)
 {
     /* the reader's own bytes: a line being pieced, a "\r" whose "\n" may come, a memory
      * reader, or whole lines in its block, go the other way */
@@ -371,7 +372,7 @@ bool ldx_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldx_chunk *out)
     return true;
 }
 
-bool ldx_reader_chunk(ldx_reader *r, size_t max, ldx_chunk *out)
+bool ldxi_reader_chunk(ldx_reader *r, size_t max, ldxi_chunk *out)
 {
     if (r->partial.len > 0 || r->part_full > 0) return false; /* a line is being pieced */
     if (r->pos >= r->end && !refill(r)) return false;

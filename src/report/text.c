@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "report_int.h"
+#include "../plumbing.h"
 
 /* At most this many screen rows per evidence line (the scan keeps 640 bytes of one). */
 #define EVIDENCE_ROWS 8
@@ -163,7 +164,7 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
                  (unsigned long long)d->action.line, d->action.text ? ": " : "",
                  d->action.text ? d->action.text : "");
         fprintf(fp, "    %saction%s\n", col(r, C_BOLD), col(r, C_RESET));
-        ldx_report_wrap(fp, what, 6, r->opts.width, NULL);
+        ldxi_report_wrap(fp, what, 6, r->opts.width, NULL);
     }
     for (size_t i = 0; i < d->ntrends; i++) {
         const ldx_trend *t = &d->trends[i];
@@ -181,20 +182,20 @@ static void print_block(ldx_report *r, size_t idx, const ldx_diagnosis *d)
     bool short_form = r->opts.brief;
     for (size_t i = 0; i < d->nadvice && !short_form; i++) {
         fprintf(fp, "    %sfor your versions%s\n", col(r, C_BOLD), col(r, C_RESET));
-        ldx_report_wrap(fp, d->advice[i], 8, r->opts.width, "! ");
+        ldxi_report_wrap(fp, d->advice[i], 8, r->opts.width, "! ");
     }
     fprintf(fp, "    %sroot cause%s\n", col(r, C_BOLD), col(r, C_RESET));
-    ldx_report_wrap(fp, ri->root_cause, 6, r->opts.width, NULL);
+    ldxi_report_wrap(fp, ri->root_cause, 6, r->opts.width, NULL);
     fprintf(fp, "    %sfix%s\n", col(r, C_BOLD), col(r, C_RESET));
     size_t cap = short_form ? BRIEF_FIX : FULL_FIX, nfix = d->nfix < cap ? d->nfix : cap;
     for (size_t i = 0; i < nfix; i++) {
         char num[32];
         snprintf(num, sizeof num, "%zu. ", i + 1);
-        ldx_report_wrap(fp, d->fix[i], 9, r->opts.width, num);
+        ldxi_report_wrap(fp, d->fix[i], 9, r->opts.width, num);
     }
     size_t nver = short_form ? 0 : ri->verify.n < FULL_VERIFY ? ri->verify.n : FULL_VERIFY;
     if (nver) fprintf(fp, "    %sverify%s\n", col(r, C_BOLD), col(r, C_RESET));
-    for (size_t i = 0; i < nver; i++) ldx_report_wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
+    for (size_t i = 0; i < nver; i++) ldxi_report_wrap(fp, ri->verify.v[i], 8, r->opts.width, "- ");
     size_t more = d->nfix - nfix + ri->verify.n - nver;
     if (more)
         fprintf(fp, "      %s… %zu more step%s: logdx rules show %s%s\n", col(r, C_DIM), more,
@@ -313,7 +314,7 @@ static ldx_status t_file(ldx_report *r, const ldx_file_report *fr)
     }
     if (fr->launcher_note) {
         fprintf(fp, "\n%slauncher%s\n", col(r, C_BOLD), col(r, C_RESET));
-        ldx_report_wrap(fp, fr->launcher_note, 2, r->opts.width, NULL);
+        ldxi_report_wrap(fp, fr->launcher_note, 2, r->opts.width, NULL);
     }
     for (size_t i = 0; i < fr->n; i++) print_block(r, i, &fr->diagnoses[i]);
     return LDX_OK;

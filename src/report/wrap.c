@@ -3,12 +3,13 @@
 #include <string.h>
 
 #include "report_int.h"
+#include "../plumbing.h"
 
 /* Display columns of one UTF-8 code point starting with byte c: continuation bytes
  * take none. Wide characters are rare in logs and count as one. */
 static int cols(unsigned char c) { return (c & 0xc0) != 0x80; }
 
-void ldx_report_wrap(FILE *fp, const char *text, int indent, int width, const char *first)
+void ldxi_report_wrap(FILE *fp, const char *text, int indent, int width, const char *first)
 {
     int avail = width - indent;
     if (avail < 20) avail = 20;

@@ -13,6 +13,7 @@
 #include "hsdb.h"
 #include "load.h"
 #include "table.h"
+#include "../plumbing.h"
 
 struct ldx_compiler {
     ldx_msgs *msgs;
@@ -429,12 +430,12 @@ const ldx_rule_info *ldx_ruleset_rule(const ldx_ruleset *rs, size_t i)
     return i < rs->n ? &rs->rules[i]->info : NULL;
 }
 
-size_t ldx_signal_literal(const ldx_signal_info *si) { return ldxi_pattern_literal(si->pattern); }
-bool ldx_signal_digit_blind(const ldx_signal_info *si) { return ldxi_re_digit_blind(si->pattern); }
+size_t ldxi_signal_literal(const ldx_signal_info *si) { return ldxi_pattern_literal(si->pattern); }
+bool ldxi_signal_digit_blind(const ldx_signal_info *si) { return ldxi_re_digit_blind(si->pattern); }
 
-bool ldx_ruleset_has_prefilter(const ldx_ruleset *rs) { return rs->hs != NULL; }
+bool ldxi_ruleset_has_prefilter(const ldx_ruleset *rs) { return rs->hs != NULL; }
 
-bool ldx_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig)
+bool ldxi_ruleset_prefiltered(const ldx_ruleset *rs, size_t rule, size_t sig)
 {
     const ldxi_hsdb *h = rs->hs;
     if (!h || rule >= rs->n) return false;

@@ -9,6 +9,7 @@
 
 #include "../core/util.h"
 #include "ruleset_int.h"
+#include "../plumbing.h"
 
 typedef struct {
     uint64_t steps;
@@ -21,7 +22,7 @@ static int count_step(pcre2_callout_block *b, void *data)
     return 0;
 }
 
-double ldx_signal_steps(const ldx_rule_info *r, size_t sig, unsigned *worst_line)
+double ldxi_signal_steps(const ldx_rule_info *r, size_t sig, unsigned *worst_line)
 {
     const ldx_signal_info *si = &r->signals[sig];
     *worst_line = 0;
@@ -74,7 +75,7 @@ static char *long_line(size_t *len)
     return s;
 }
 
-bool ldx_signal_long_line_ok(const ldx_rule_info *r, size_t sig)
+bool ldxi_signal_long_line_ok(const ldx_rule_info *r, size_t sig)
 {
     const ldx_signal_info *si = &r->signals[sig];
     if (si->tail) return true; /* the last lines are matched on their first 4 KiB */

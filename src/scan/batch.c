@@ -282,7 +282,7 @@ bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line)
     return true;
 }
 
-bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c)
+bool ldxi_batch_chunk(ldx_scanner *s, const ldxi_chunk *c)
 {
     /* a batch stays near BATCH_BYTES: a chunk that would take it over starts the next */
     ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
@@ -315,7 +315,7 @@ char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap)
     return b->buf + b->len;
 }
 
-bool ldxi_batch_placed(ldx_scanner *s, const ldx_chunk *c)
+bool ldxi_batch_placed(ldx_scanner *s, const ldxi_chunk *c)
 {
     ldxi_batch *b = &s->bt[s->filled % (uint64_t)s->nbt];
     if (c->text != b->buf + b->len || b->len + c->len + LDXI_MEMO_SLACK > b->cap ||
@@ -500,7 +500,7 @@ static void start_workers(ldx_scanner *s)
 
 #else /* PCRE2 alone */
 
-bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c)
+bool ldxi_batch_chunk(ldx_scanner *s, const ldxi_chunk *c)
 {
     (void)s;
     (void)c;
@@ -512,7 +512,7 @@ char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap)
     *cap = 0;
     return NULL;
 }
-bool ldxi_batch_placed(ldx_scanner *s, const ldx_chunk *c)
+bool ldxi_batch_placed(ldx_scanner *s, const ldxi_chunk *c)
 {
     (void)s;
     (void)c;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "logdx/scan.h"
+#include "../plumbing.h"
 #include "../rules/ruleset_int.h"
 #include "failure.h"
 #include "launcher.h"
@@ -231,7 +232,7 @@ struct ldx_scanner {
     bool every_number;                   /* read every capture as a number (explain) */
     uint64_t *sig_prof;                  /* profiling: per signal (rule_base order) runs,
                                           * matches, ns */
-    ldx_prefilter_cost pf;               /* the prefilter's share so far */
+    ldxi_prefilter_cost pf;               /* the prefilter's share so far */
     uint64_t *rule_calls, *rule_matches; /* per rule: PCRE2 runs and matches */
     size_t *rule_base;                   /* first signal index of each rule */
     struct ldxi_pending {
@@ -307,15 +308,15 @@ void ldxi_batch_free(ldx_scanner *s);
 void ldxi_batch_discard(ldx_scanner *s);
 /* Queues a line; false if it could not (the caller scans it with the plain engine). */
 bool ldxi_batch_line(ldx_scanner *s, const ldx_line *line);
-/* A chunk of whole lines (ldx_reader_chunk) for the batches; false when it could not be
+/* A chunk of whole lines (ldxi_reader_chunk) for the batches; false when it could not be
  * queued (then nothing was). */
-bool ldxi_batch_chunk(ldx_scanner *s, const ldx_chunk *c);
+bool ldxi_batch_chunk(ldx_scanner *s, const ldxi_chunk *c);
 /* Where the reader may write the next chunk, at the end of the batch being filled, and
  * how much; NULL when there is no memory for it. */
 char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap);
 /* The chunk written there is queued; false when it could not be (nothing was, and the
  * room may be reused: the caller must copy the chunk out first). */
-bool ldxi_batch_placed(ldx_scanner *s, const ldx_chunk *c);
+bool ldxi_batch_placed(ldx_scanner *s, const ldxi_chunk *c);
 /* Scans the lines queued for the prefilter; ldx_scanner_flush() calls it before the
  * tail and the results. */
 void ldxi_scanner_flush(ldx_scanner *s);

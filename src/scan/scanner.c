@@ -161,24 +161,24 @@ void ldx_scanner_set_numbers(ldx_scanner *s, bool every)
     s->every_number = every;
 }
 
-void ldx_scanner_set_profile(ldx_scanner *s, bool on)
+void ldxi_scanner_set_profile(ldx_scanner *s, bool on)
 {
     s->profile = on;
     if (on && !s->sig_prof) s->sig_prof = calloc(3 * (s->rule_base[s->rs->n] + 1), sizeof(uint64_t));
 }
 
-void ldx_scanner_signal_cost(const ldx_scanner *s, size_t rule, size_t sig, ldx_rule_cost *out)
+void ldxi_scanner_signal_cost(const ldx_scanner *s, size_t rule, size_t sig, ldxi_rule_cost *out)
 {
     const uint64_t *p = s->sig_prof ? s->sig_prof + 3 * (s->rule_base[rule] + sig) : NULL;
-    *out = p ? (ldx_rule_cost){p[0], p[1], p[2]} : (ldx_rule_cost){0, 0, 0};
+    *out = p ? (ldxi_rule_cost){p[0], p[1], p[2]} : (ldxi_rule_cost){0, 0, 0};
 }
 
-void ldx_scanner_prefilter_cost(const ldx_scanner *s, ldx_prefilter_cost *out)
+void ldxi_scanner_prefilter_cost(const ldx_scanner *s, ldxi_prefilter_cost *out)
 {
     *out = s->pf;
 }
 
-void ldx_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldx_rule_cost *out)
+void ldxi_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldxi_rule_cost *out)
 {
     out->calls = s->rule_calls[rule];
     out->matches = s->rule_matches[rule];
@@ -201,14 +201,14 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     return LDX_OK;
 }
 
-bool ldx_scanner_takes_chunks(const ldx_scanner *s) { return s->rs->hs != NULL; }
+bool ldxi_scanner_takes_chunks(const ldx_scanner *s) { return s->rs->hs != NULL; }
 
-char *ldx_scanner_chunk_room(ldx_scanner *s, size_t *cap)
+char *ldxi_scanner_chunk_room(ldx_scanner *s, size_t *cap)
 {
     return s->rs->hs ? ldxi_batch_read_room(s, cap) : NULL;
 }
 
-ldx_status ldx_scanner_chunk_placed(ldx_scanner *s, const ldx_chunk *c)
+ldx_status ldxi_scanner_chunk_placed(ldx_scanner *s, const ldxi_chunk *c)
 {
     if (ldxi_batch_placed(s, c)) {
         s->lines += c->lines;
@@ -218,14 +218,14 @@ ldx_status ldx_scanner_chunk_placed(ldx_scanner *s, const ldx_chunk *c)
     char *copy = malloc(c->len);
     if (!copy) return LDX_ENOMEM;
     memcpy(copy, c->text, c->len);
-    ldx_chunk cc = *c;
+    ldxi_chunk cc = *c;
     cc.text = copy;
-    ldx_status st = ldx_scanner_chunk(s, &cc);
+    ldx_status st = ldxi_scanner_chunk(s, &cc);
     free(copy);
     return st;
 }
 
-ldx_status ldx_scanner_chunk(ldx_scanner *s, const ldx_chunk *c)
+ldx_status ldxi_scanner_chunk(ldx_scanner *s, const ldxi_chunk *c)
 {
     if (s->rs->hs && ldxi_batch_chunk(s, c)) {
         s->lines += c->lines;

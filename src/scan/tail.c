@@ -78,7 +78,7 @@ static size_t tail_held(const ldx_scanner *s)
     return n < s->rs->max_tail ? n : s->rs->max_tail;
 }
 
-void ldx_scanner_tail_cost(const ldx_scanner *s, uint64_t *lines, uint64_t *runs)
+void ldxi_scanner_tail_cost(const ldx_scanner *s, uint64_t *lines, uint64_t *runs)
 {
     *lines = s->rs->max_tail ? tail_held(s) : 0;
     *runs = s->tail_runs;

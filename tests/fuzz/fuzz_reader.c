@@ -15,6 +15,7 @@
 #include "fuzz.h"
 #include "logdx/input.h"
 #include "logdx/scan.h"
+#include "../../src/plumbing.h"
 
 #define BLOCK (256u * 1024u) /* the reader's block size */
 
@@ -141,7 +142,7 @@ static void same(const lines *a, const lines *b, size_t upto)
 }
 
 /* The lines of a chunk, as ldx_reader_next would give them. */
-static void push_chunk(lines *ls, const ldx_chunk *c)
+static void push_chunk(lines *ls, const ldxi_chunk *c)
 {
     FUZZ_CHECK(c->len > 0 && (c->text[c->len - 1] == '\n' || c->text[c->len - 1] == '\r'));
     FUZZ_CHECK(c->first_line == ls->n + 1);
@@ -167,21 +168,21 @@ static int read_fd_mixed(const void *data, size_t len, uint64_t seed, lines *out
     if (fd < 0) return 0;
     ldx_reader *r;
     if (ldx_reader_open_fd(&r, fd, "fd") != LDX_OK) return 0;
-    char *room = malloc(LDX_CHUNK_MAX);
+    char *room = malloc(LDXI_CHUNK_MAX);
     FUZZ_CHECK(room != NULL);
     lines ls = {0};
-    ldx_chunk c;
+    ldxi_chunk c;
     ldx_line l;
     for (;;) {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        if (seed % 3 && ldx_reader_chunk_into(r, room, 2 + (size_t)(seed >> 8) % (LDX_CHUNK_MAX - 1), &c)) {
+        if (seed % 3 && ldxi_reader_chunk_into(r, room, 2 + (size_t)(seed >> 8) % (LDXI_CHUNK_MAX - 1), &c)) {
             FUZZ_CHECK(c.text == room);
             push_chunk(&ls, &c);
             continue;
         }
-        if (seed % 5 == 1 && ldx_reader_chunk(r, 1 + (size_t)(seed >> 16) % LDX_CHUNK_MAX, &c)) {
+        if (seed % 5 == 1 && ldxi_reader_chunk(r, 1 + (size_t)(seed >> 16) % LDXI_CHUNK_MAX, &c)) {
             push_chunk(&ls, &c);
             continue;
         }

@@ -11,6 +11,7 @@
 #include "test_util.h"
 #include "logdx/logdx.h"
 #include "../../src/scan/scan_int.h" /* to switch a rule off where a test says */
+#include "../../src/plumbing.h"
 
 static ldx_ruleset *fast, *plain;
 static const char *corpus_dir;
@@ -25,7 +26,7 @@ static ldx_file_report *scan_with(const ldx_ruleset *rs, const char *data, size_
     ldx_scanner *s;
     assert_int_equal(ldx_scanner_create(&s, rs), LDX_OK);
     ldx_scanner_set_threads(s, threads);
-    ldx_scanner_set_profile(s, profile);
+    ldxi_scanner_set_profile(s, profile);
     ldx_reader *r;
     assert_int_equal(ldx_reader_open_mem(&r, data, len, "t"), LDX_OK);
     ldx_file_report *fr = NULL;
@@ -131,8 +132,8 @@ static void signal_matches(const ldx_ruleset *rs, const char *data, size_t len, 
     size_t k = 0;
     for (size_t i = 0; i < ldx_ruleset_count(rs); i++)
         for (size_t j = 0; j < ldx_ruleset_rule(rs, i)->nsignals; j++) {
-            ldx_rule_cost c;
-            ldx_scanner_signal_cost(s, i, j, &c);
+            ldxi_rule_cost c;
+            ldxi_scanner_signal_cost(s, i, j, &c);
             counts[k++] = c.matches;
         }
     ldx_file_report_destroy(fr);
@@ -414,8 +415,8 @@ static void test_lines_that_do_not_repeat(void **state)
     /* and the memo did rest, then came back: it knew most of the repeating lines only */
     ldx_scanner *s;
     ldx_file_report *fr = scan_with(a, log, len, 1, true, &s);
-    ldx_prefilter_cost pc;
-    ldx_scanner_prefilter_cost(s, &pc);
+    ldxi_prefilter_cost pc;
+    ldxi_scanner_prefilter_cost(s, &pc);
     assert_int_equal(pc.lines, n);
     if (pc.known < n / 6 || pc.known > n * 6 / 10)
         fail_msg("the memo knew %llu of %zu lines", (unsigned long long)pc.known, n);

@@ -6,11 +6,12 @@
 #include "test_util.h"
 #include "logdx/rules.h"
 #include "../../src/rules/ruleset_int.h"
+#include "../../src/plumbing.h"
 
 static size_t lit(const char *pattern)
 {
     ldx_signal_info si = {.pattern = pattern};
-    return ldx_signal_literal(&si);
+    return ldxi_signal_literal(&si);
 }
 
 static void test_literals(void **state)
@@ -203,7 +204,7 @@ static void test_literal_sets(void **state)
     assert_int_equal(ldx_compiler_create(&c, m), LDX_OK);
     assert_int_equal(ldx_compiler_add_buffer(c, "g-anchor.yaml", rule, sizeof rule - 1, false), LDX_OK);
     assert_int_equal(ldx_compiler_finish(c, &rs), LDX_OK);
-    if (ldx_ruleset_has_prefilter(rs)) assert_true(ldx_ruleset_prefiltered(rs, 0, 0));
+    if (ldxi_ruleset_has_prefilter(rs)) assert_true(ldxi_ruleset_prefiltered(rs, 0, 0));
     ldx_ruleset_destroy(rs);
     ldx_compiler_destroy(c);
     ldx_msgs_destroy(m);

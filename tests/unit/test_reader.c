@@ -8,6 +8,7 @@
 #include "test_util.h"
 #include "logdx/input.h"
 #include "../../src/input/input_int.h"
+#include "../../src/plumbing.h"
 
 typedef struct {
     char *text[16];
@@ -213,7 +214,7 @@ static size_t reference_lines(const char *d, size_t n, size_t *lens, size_t cap)
 /* Random mixes of short lines, "\r", "\n" and "\r\n", long runs without an end and
  * ends on both sides of the 64-byte and 256 KiB boundaries where the reader looks for
  * them: the reader cuts the lines the reference does, from memory and from a file, and
- * its chunks of whole lines (ldx_reader_chunk) hold and number the same lines. */
+ * its chunks of whole lines (ldxi_reader_chunk) hold and number the same lines. */
 static void test_line_ends_random(void **state)
 {
     (void)state;
@@ -236,28 +237,28 @@ static void test_line_ends_random(void **state)
         const char *path = tmpfile_with(d, n);
         /* from memory, from a file, and from a file in chunks of whole lines taken in
          * turn with single lines (as the scanner's batches take them), and the same with
-         * chunks read in place into rooms of any size (ldx_reader_chunk_into: a room
+         * chunks read in place into rooms of any size (ldxi_reader_chunk_into: a room
          * smaller than a line, a read that cuts a "\r\n") */
         size_t *got = malloc(cap * sizeof(size_t));
-        char *room = malloc(LDX_CHUNK_MAX);
+        char *room = malloc(LDXI_CHUNK_MAX);
         for (int src = 0; src < 4; src++) {
             ldx_reader *r;
             if (src == 0) assert_int_equal(ldx_reader_open_mem(&r, d, n, "mem"), LDX_OK);
             else assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
             ldx_line l;
-            ldx_chunk c;
+            ldxi_chunk c;
             size_t k = 0;
             for (;;) {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
                 bool placed = src == 3 && x % 4 &&
-                              ldx_reader_chunk_into(r, room, 2 + (size_t)(x >> 8) % (LDX_CHUNK_MAX - 1), &c);
+                              ldxi_reader_chunk_into(r, room, 2 + (size_t)(x >> 8) % (LDXI_CHUNK_MAX - 1), &c);
                 if (placed) {
                     assert_ptr_equal(c.text, room);
                     nplaced++;
                 }
-                if (placed || (src >= 2 && x % 3 && ldx_reader_chunk(r, 1 + (size_t)(x >> 8) % 300000, &c))) {
+                if (placed || (src >= 2 && x % 3 && ldxi_reader_chunk(r, 1 + (size_t)(x >> 8) % 300000, &c))) {
                     assert_true(c.len > 0 && (c.text[c.len - 1] == '\n' || c.text[c.len - 1] == '\r'));
                     size_t m = reference_lines(c.text, c.len, got, cap);
                     if (c.first_line != k + 1 || c.lines != m)
@@ -296,17 +297,17 @@ static void test_chunk_into_cuts(void **state)
     ldx_reader *r;
     assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
     char room[64];
-    ldx_chunk c;
+    ldxi_chunk c;
     ldx_line l;
     /* "ab\nc": one line; "c" stays with the reader and starts the next read */
-    assert_true(ldx_reader_chunk_into(r, room, 4, &c));
+    assert_true(ldxi_reader_chunk_into(r, room, 4, &c));
     assert_true(c.len == 3 && c.lines == 1 && c.first_line == 1);
     /* "cdef\ngh\r": two lines, the read ends between "\r" and "\n" */
-    assert_true(ldx_reader_chunk_into(r, room, 8, &c));
+    assert_true(ldxi_reader_chunk_into(r, room, 8, &c));
     assert_true(c.len == 8 && c.lines == 2 && c.first_line == 2 && !memcmp(c.text, "cdef\ngh\r", 8));
     /* the "\n" that follows is that line's, not a line of its own */
     size_t k = 4;
-    while (ldx_reader_chunk_into(r, room, sizeof room, &c) || ldx_reader_chunk(r, 64, &c)) {
+    while (ldxi_reader_chunk_into(r, room, sizeof room, &c) || ldxi_reader_chunk(r, 64, &c)) {
         assert_int_equal(c.first_line, k);
         k += c.lines;
     }
