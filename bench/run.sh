@@ -116,7 +116,7 @@ if ! "$LOGDX" rules patterns >"$T/patterns.pcre" 2>/dev/null || ! [ -s "$T/patte
     python3 "$here/patterns.py" yaml "$root/rules" >"$T/patterns.pcre" || die "cannot read the rule files"
 fi
 NPAT=$(grep -c . "$T/patterns.pcre")
-NRULES=$(find "$root/rules" -name '*.yaml' | wc -l)
+NRULES=$(find "$root/rules" -name '*.yaml' -not -path '*/tables/*' | wc -l)
 python3 "$here/patterns.py" rust <"$T/patterns.pcre" >"$T/patterns.rust" 2>"$T/rust.note"
 python3 "$here/patterns.py" ere <"$T/patterns.pcre" >"$T/patterns.ere" 2>"$T/ere.note"
 
@@ -125,7 +125,7 @@ python3 "$here/patterns.py" ere <"$T/patterns.pcre" >"$T/patterns.ere" 2>"$T/ere
 for k in 2 3 4; do
     rm -rf "$T/rules$k"
     mkdir -p "$T/rules$k"
-    find "$root/rules" -name '*.yaml' | while read -r f; do
+    find "$root/rules" -name '*.yaml' -not -path '*/tables/*' | while read -r f; do
         sed -E "s/^id:[[:space:]]*(.*[^[:space:]])[[:space:]]*\$/id: \\1-copy$k/" "$f" \
             >"$T/rules$k/$(basename "$f" .yaml)-copy$k.yaml"
     done

@@ -717,6 +717,7 @@ static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
         r->ntrackers = ldxi_cond_trackers(r->cond, c->arena, &r->trackers);
         for (size_t t = 0; t < r->ntrackers; t++) {
             const ldxi_tracker *tr = &r->trackers[t];
+            r->trackers_timed |= tr->seconds != 0;
             int tail = r->info.signals[tr->a].tail ? tr->a : r->info.signals[tr->b].tail ? tr->b : -1;
             if (tail < 0) continue;
             /* a tail signal is matched once the log has ended, not line by line in order

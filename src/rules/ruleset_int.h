@@ -83,6 +83,7 @@ typedef struct ldxi_rule {
     ldxi_cond **fix_conds; /* parsed info.fix_cond[] (NULL where a step has none) */
     ldxi_tracker *trackers; /* sequences the scanner must count for the condition */
     size_t ntrackers;
+    bool trackers_timed;   /* a tracker's window is in seconds: its hits need their line's time */
     double total_weight;   /* of all signals */
     size_t index;          /* position in the ruleset */
     bool on_disk;          /* it came from a file (ldx_compiler_add_path): info.path names it */
