@@ -1,3 +1,5 @@
+/* The logdx tool's entry point (cli layer): parses the command line and hands it to the
+ * subcommand (scan, rules, explain, run, merge, --follow), whose return is the exit status. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,5 @@
+/* The one status enum's names, and severities by name (core layer): what every layer
+ * returns and every message prints. */
 #include <string.h>
 
 #include "logdx/core.h"

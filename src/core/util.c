@@ -1,3 +1,5 @@
+/* Helpers every layer shares (core layer): strings, the arena, growable arrays, sizes
+ * and quantities read from text, memmem. See util.h. */
 #include "util.h"
 
 #include <ctype.h>

@@ -1,3 +1,5 @@
+/* Software versions (core layer): the components logdx reads from log banners, comparing
+ * dotted versions, and the `when:` ranges rules give their advice for. */
 #include "version.h"
 
 #include <ctype.h>

@@ -1,3 +1,6 @@
+/* What a rule's condition reads of a finished scan (diagnose layer): counts, ranks, lines
+ * and number series of its signals, and its sequences, through the condition's
+ * environment (env.h). The one view of scan state conditions have. */
 #include <math.h>
 
 #include "env.h"

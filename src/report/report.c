@@ -1,3 +1,5 @@
+/* The report front (report layer): the format table, create/file/finish/destroy over
+ * whichever format was asked for, and the number formatting the formats share. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,5 @@
+/* A rule file's YAML as a tree with line and column on every node (rules layer), built
+ * from libyaml's events, so that every rule error names file:line:col. See yaml.h. */
 #include "yaml.h"
 
 #include <stdlib.h>
