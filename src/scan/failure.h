@@ -41,7 +41,9 @@ typedef struct {
 } ldxi_fail_event;
 
 typedef struct {
-    char prefix[64]; /* what stands before "Traceback" on its line: a rank's tag */
+    char prefix[128]; /* what stands before "Traceback" on its line: a rank's tag, or a whole
+                       * logging prefix ("(Worker_TP2 pid=99) ERROR 04-09 20:31:10
+                       * [multiproc_executor.py:949] ", vLLM V1 workers: 70 bytes) */
     size_t plen;
     int rank;        /* the prefix's rank, -1: none */
     int mode;        /* traceback, terminate's what(), faulthandler's stack */
