@@ -49,6 +49,10 @@ int ldx_severity_parse(const char *s);
 int ldx_parse_size(const char *s, uint64_t *out);
 
 typedef enum { LDX_MSG_ERROR = 0, LDX_MSG_WARNING, LDX_MSG_NOTE } ldx_msg_level;
+/* A level as reports write it ("error", "warning", "note"), and back: a name that is
+ * neither "error" nor "warning" reads as a note. */
+const char *ldx_msg_level_name(ldx_msg_level l);
+ldx_msg_level ldx_msg_level_parse(const char *name);
 
 typedef struct {
     ldx_msg_level level;

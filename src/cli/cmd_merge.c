@@ -209,10 +209,7 @@ static ldx_status merge_errors(shard *sh, size_t n, ldx_msgs *out)
                         *ln = cJSON_GetObjectItemCaseSensitive(e, "line"),
                         *col = cJSON_GetObjectItemCaseSensitive(e, "column");
             if (!cJSON_IsString(lv) || !cJSON_IsString(msg)) continue;
-            ldx_msg_level level = !strcmp(lv->valuestring, "error")     ? LDX_MSG_ERROR
-                                  : !strcmp(lv->valuestring, "warning") ? LDX_MSG_WARNING
-                                                                        : LDX_MSG_NOTE;
-            ldx_msgs_add(out, level, cJSON_IsString(p) ? p->valuestring : NULL,
+            ldx_msgs_add(out, ldx_msg_level_parse(lv->valuestring), cJSON_IsString(p) ? p->valuestring : NULL,
                          cJSON_IsNumber(ln) ? (unsigned)ln->valuedouble : 0,
                          cJSON_IsNumber(col) ? (unsigned)col->valuedouble : 0, "%s", msg->valuestring);
         }

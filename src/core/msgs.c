@@ -101,23 +101,28 @@ void ldx_msgs_append(ldx_msgs *dst, const ldx_msgs *src)
     }
 }
 
-static const char *level_name(ldx_msg_level l)
+const char *ldx_msg_level_name(ldx_msg_level l)
 {
     return l == LDX_MSG_ERROR ? "error" : l == LDX_MSG_WARNING ? "warning" : "note";
+}
+
+ldx_msg_level ldx_msg_level_parse(const char *name)
+{
+    return !strcmp(name, "error") ? LDX_MSG_ERROR : !strcmp(name, "warning") ? LDX_MSG_WARNING : LDX_MSG_NOTE;
 }
 
 void ldx_msg_format(const ldx_msg *msg, char *buf, size_t size)
 {
     if (msg->path && msg->line && msg->col)
         snprintf(buf, size, "%s:%u:%u: %s: %s", msg->path, msg->line, msg->col,
-                 level_name(msg->level), msg->text);
+                 ldx_msg_level_name(msg->level), msg->text);
     else if (msg->path && msg->line)
-        snprintf(buf, size, "%s:%u: %s: %s", msg->path, msg->line, level_name(msg->level),
+        snprintf(buf, size, "%s:%u: %s: %s", msg->path, msg->line, ldx_msg_level_name(msg->level),
                  msg->text);
     else if (msg->path)
-        snprintf(buf, size, "%s: %s: %s", msg->path, level_name(msg->level), msg->text);
+        snprintf(buf, size, "%s: %s: %s", msg->path, ldx_msg_level_name(msg->level), msg->text);
     else
-        snprintf(buf, size, "%s: %s", level_name(msg->level), msg->text);
+        snprintf(buf, size, "%s: %s", ldx_msg_level_name(msg->level), msg->text);
 }
 
 static int msg_cmp(const ldx_msg *a, const ldx_msg *b)

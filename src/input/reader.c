@@ -2,8 +2,6 @@
  * (a descriptor, or a log that libarchive decompresses or takes out of an archive:
  * see container.c), and lines are cut out of each block in place; only a line that
  * straddles two blocks is copied. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -82,9 +82,7 @@ cJSON *ldxi_json_errors(const ldx_msgs *m)
         if (msg->path) cJSON_AddStringToObject(o, "path", msg->path);
         if (msg->line) cJSON_AddNumberToObject(o, "line", msg->line);
         if (msg->col) cJSON_AddNumberToObject(o, "column", msg->col);
-        cJSON_AddStringToObject(o, "level", msg->level == LDX_MSG_ERROR     ? "error"
-                                            : msg->level == LDX_MSG_WARNING ? "warning"
-                                                                            : "note");
+        cJSON_AddStringToObject(o, "level", ldx_msg_level_name(msg->level));
         cJSON_AddStringToObject(o, "message", msg->text);
         cJSON_AddItemToArray(a, o);
     }

@@ -274,7 +274,7 @@ static ldx_status read_errors(reader *r, const cJSON *a, ldx_msgs *m)
     {
         const char *level = str(it, "level"), *msg = str(it, "message");
         if (!level || !msg) return bad(r, "an error lacks its level or message");
-        ldx_msgs_add(m, !strcmp(level, "error") ? LDX_MSG_ERROR : !strcmp(level, "warning") ? LDX_MSG_WARNING : LDX_MSG_NOTE,
+        ldx_msgs_add(m, ldx_msg_level_parse(level),
                      str(it, "path"), (unsigned)u64(it, "line"), (unsigned)u64(it, "column"), "%s", msg);
     }
     return LDX_OK;

@@ -402,9 +402,7 @@ static void add_notes(sarif_state *s, const ldx_msgs *m)
             }
         }
         cJSON *n = cJSON_CreateObject();
-        const char *level = msg->level == LDX_MSG_ERROR     ? "error"
-                            : msg->level == LDX_MSG_WARNING ? "warning"
-                                                            : "note";
+        const char *level = ldx_msg_level_name(msg->level); /* SARIF's levels have these names */
         if (msg->level == LDX_MSG_ERROR) s->failed = true;
         cJSON_AddStringToObject(n, "level", level);
         char *t = ldxi_report_utf8(msg->text);

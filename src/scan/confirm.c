@@ -124,7 +124,7 @@ void ldxi_scan_count(ldx_scanner *s, size_t i, const ldxi_rulecount *rc)
         __atomic_store_n(&s->rule_off[i], true, __ATOMIC_RELAXED);
 }
 
-bool ldxi_scan_matches_text(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len)
+bool ldxi_scan_matches_text(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len)
 {
     /* not through ldxi_scan_match: this is no run of the scan, and counts nowhere */
     const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];

@@ -415,8 +415,9 @@ void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldxi_line_in
 bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *text, size_t len,
                      size_t start, pcre2_match_data *md, ldxi_rulecount *rc, uint64_t *nconfirm);
 /* Whether signal k of rule i (its pattern and where) matches text: a question about a
- * line, recorded nowhere. Only between scans (it uses the scanner's match data). */
-bool ldxi_scan_matches_text(ldx_scanner *s, size_t i, size_t k, const char *text, size_t len);
+ * line, recorded nowhere. Only on the scanner's own thread between batches (it uses the
+ * scanner's match data): the diagnosis, and the tail signals' matching. */
+bool ldxi_scan_matches_text(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len);
 /* Counts, as a run of signal k of rule i, the answer it took from another signal's run of
  * the same pattern on the line (no time: nothing ran), so that every signal's matches
  * are its own whatever it shares. */

@@ -59,15 +59,9 @@ void ldxi_tail_keep(ldx_scanner *s, const char *text, size_t len, uint64_t linen
  * its first LDX_TAIL_TEXT bytes is not seen, and such a line counts twice). */
 static bool whole_log_hit(const ldx_scanner *s, const ldxi_rule *r, const char *text, size_t len)
 {
-    for (size_t k = 0; k < r->info.nsignals; k++) {
-        const ldxi_sigc *sc = &r->sigs[k];
-        pcre2_code *code = r->info.signals[k].tail ? NULL : ldxi_sig_code(sc);
-        uint32_t opts;
-        size_t n = ldxi_sig_subject(sc, len, &opts);
-        if (code && pcre2_match(code, (PCRE2_SPTR)text, n, 0, opts, s->md, s->mctx) >= 0 &&
-            ldxi_scan_where(sc, text, s->md))
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        if (!r->info.signals[k].tail && ldxi_scan_matches_text(s, r->index, k, text, len))
             return true;
-    }
     return false;
 }
 
