@@ -502,9 +502,11 @@ static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
             if (!strcmp(rules[j]->info.klass, LDXI_UNCLASSIFIED) && d[j].line >= d[i].line &&
                 cs->order != LDXI_ORDER_ANY)
                 continue;
-            /* two rules that name each other: the more severe one is the cause, and
-             * between equals the earlier one */
-            if (ldxi_rule_cause(rules[j], rules[i])) {
+            /* two rules that name each other, each in an order the log allows: the more
+             * severe one is the cause, and between equals the earlier one (a name the log's
+             * order rules out, "earlier" when it came later, leaves the other way alone) */
+            const ldxi_cause *back = ldxi_rule_cause(rules[j], rules[i]);
+            if (back && explains(&d[i], &d[j], back, launcher)) {
                 ldx_severity si = rules[i]->info.severity, sj = rules[j]->info.severity;
                 if (sj < si || (sj == si && d[j].line >= d[i].line)) continue;
             }
