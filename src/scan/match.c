@@ -165,13 +165,25 @@ static bool open_values(ldxi_batch *b, size_t from, size_t ncaps)
     return true;
 }
 
+/* The number in at[0..len), NaN when there is none: read once a batch for each place
+ * (batch.numread), whichever signal asks first. */
+static double read_number(ldxi_batch *b, const char *at, size_t len)
+{
+    size_t x = (size_t)((((uintptr_t)at >> 1) * 0x9E3779B1u) ^ len) & (LDXI_NUMREAD - 1);
+    struct ldxi_numread *e = &b->numread[x];
+    if (e->gen == b->numgen && e->at == at && e->len == len) return e->v;
+    double v;
+    if (!ldxi_parse_quantity(at, len, &v)) v = NAN;
+    *e = (struct ldxi_numread){at, (uint32_t)len, b->numgen, v};
+    return v;
+}
+
 static double value(ldxi_batch *b, const char *text, size_t from, size_t c)
 {
     size_t i = from / 2 + c;
     if (!b->vread[i]) {
         const size_t *co = b->co + from + 2 * c;
-        double v;
-        if (co[0] != SIZE_MAX && ldxi_parse_quantity(text + co[0], co[1] - co[0], &v)) b->val[i] = v;
+        if (co[0] != SIZE_MAX) b->val[i] = read_number(b, text + co[0], co[1] - co[0]);
         b->vread[i] = 1;
     }
     return b->val[i];
@@ -642,6 +654,10 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(b->rc, 0, s->rs->n * sizeof(ldxi_rulecount));
+    if (++b->numgen == 0) { /* wrapped: no entry may look current */
+        memset(b->numread, 0, sizeof b->numread);
+        b->numgen = 1;
+    }
     b->nm = b->nco = 0;
     b->pf_pairs = 0;
     b->nph = 0;

@@ -20,6 +20,7 @@
 #define LDXI_SERIES_MAX 16   /* trend series (ranks) kept per capture */
 #define LDXI_SAMPLES 32      /* values kept per series for display */
 #define LDXI_RANK_BITS 4096
+#define LDXI_NUMREAD 256     /* numbers a batch remembers by where they lie (a power of two) */
 
 /* What a line says about itself besides its message. */
 typedef struct {
@@ -169,6 +170,15 @@ typedef struct ldxi_batch_s {
     size_t valcap;
     uint8_t *vread;      /* per val[]: read yet (numbers are read as they are needed) */
     size_t vreadcap;
+    /* the numbers read in this batch by where they lie on their line: distinct signals that
+     * capture the same bytes (a concept rule's reader and a specific rule's, a user's rule
+     * beside a built-in one) read them once; an entry of an earlier match is stale */
+    struct ldxi_numread {
+        const char *at;
+        uint32_t len, gen;
+        double v;
+    } numread[LDXI_NUMREAD];
+    uint32_t numgen;
     ldxi_rulecount *rc;  /* per rule */
     uint64_t pf_ns;      /* the prefilter's time on it */
     uint64_t pf_pairs;   /* the (line, signal) pairs it handed to PCRE2 */
