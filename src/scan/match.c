@@ -15,8 +15,6 @@
 #ifdef LDX_HAVE_HS
 #include <hs/hs.h>
 
-#define MEMO_TRY 4   /* batches the line memo is judged on */
-#define MEMO_REST 16 /* batches without it after a try where it did not help */
 
 /* Lines are cut 16 bytes at a time with SSE2 (every x86-64), else a byte at a time;
  * -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
@@ -357,7 +355,7 @@ static void cut_plain(ldxi_batch *b)
 static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
 {
     ldxi_memo_begin(&w->memo);
-    b->remembered = w->memo_rest == 0;
+    b->remembered = w->judge.rest == 0;
     if (ldxi_grow((void **)&b->busy, &b->busycap, (size_t)b->nlines + 1, sizeof(uint32_t)) != LDX_OK)
         return false;
     if (!b->remembered) {
@@ -586,68 +584,6 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t
     }
 }
 
-/* ---- whether the memo pays ---- */
-
-static void rest(ldxi_worker *w, uint32_t batches)
-{
-    w->memo_rest = batches;
-    w->plain_ns = w->plain_bytes = 0;
-    w->plain_batches = 0;
-}
-
-/* Judges the memo on its last MEMO_TRY batches, with batch b just matched in ns.
- *
- * A log whose lines do not repeat (an id on every one) pays for remembering them and gets
- * nothing back (half the speed without the memo, measured): where the memo knew fewer than
- * a quarter of the lines of its try (a log of thousands of templates takes a few batches
- * to learn them), it rests for MEMO_REST batches, twice as many after each failed try (up
- * to 16 times), and tries again with what it knew (a log's first lines are its least
- * repetitive, and a log may change its ways).
- *
- * Between a quarter and three quarters, knowing is not enough to say: numbers whose length
- * varies multiply templates, and the memo may know a third of the lines while each of the
- * others costs a second scan (of its template), the widened patterns and the bookkeeping
- * (numbers of random length in real lines: 1.43x the time of matching without it). There
- * the time per byte of the try is compared with that of batches matched without it: the
- * last rest's, or a probe of MEMO_TRY batches taken for the purpose; where the memo was the
- * slower it rests as above, on a count of its own (a log that only turned mixed rests 16
- * batches, not the 256 its unrepeating start earned). Matching the same lines either way
- * finds the same, so which way a batch is matched changes its time, never its results. */
-static void memo_pays(ldxi_worker *w, const ldxi_batch *b, uint64_t ns)
-{
-    if (w->memo_rest) {
-        w->memo_rest--;
-        w->plain_ns += ns;
-        w->plain_bytes += b->len;
-        w->plain_batches++;
-        return;
-    }
-    if (b->failed) return;
-    w->try_lines += b->nbl;
-    w->try_known += b->known;
-    w->try_ns += ns;
-    w->try_bytes += b->len;
-    if (++w->try_batches < MEMO_TRY) return;
-    bool judged = w->try_lines >= 4096;
-    bool few = judged && w->try_known * 4 < w->try_lines;
-    bool mixed = judged && !few && w->try_known * 4 < w->try_lines * 3;
-    bool measured = w->plain_batches >= MEMO_TRY && w->plain_bytes && w->try_bytes;
-    if (few) {
-        rest(w, MEMO_REST << (w->memo_fails < 4 ? w->memo_fails : 4)); /* 16 to 256 */
-        w->memo_fails++;
-    } else if (mixed && !measured) {
-        rest(w, MEMO_TRY); /* a probe: what the same kind of lines cost without it */
-    } else if (mixed && (double)w->try_ns / (double)w->try_bytes >
-                            (double)w->plain_ns / (double)w->plain_bytes) {
-        rest(w, MEMO_REST << (w->memo_slow < 4 ? w->memo_slow : 4));
-        w->memo_slow++;
-    } else {
-        w->memo_fails = w->memo_slow = 0;
-    }
-    w->try_lines = w->try_known = w->try_ns = w->try_bytes = 0;
-    w->try_batches = 0;
-}
-
 void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
 {
     const ldxi_hsdb *h = s->rs->hs;
@@ -708,7 +644,8 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     /* a batch matched line by line leaves templates half done: forget them all */
     if (b->failed) ldxi_memo_clear(&w->memo);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    memo_pays(w, b, (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec));
+    ldxi_memo_judge_batch(&w->judge, b->failed, b->nbl, b->known, b->len,
+                          (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec));
 }
 
 #endif /* LDX_HAVE_HS */

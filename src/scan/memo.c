@@ -373,3 +373,65 @@ bool ldxi_memo_reserve(ldxi_memo *m, size_t k, size_t c)
     return ldxi_grow((void **)&m->items, &m->icap, m->nitems + k, sizeof *m->items) == LDX_OK &&
            ldxi_grow((void **)&m->co, &m->cocap, m->nco + c, sizeof *m->co) == LDX_OK;
 }
+
+/* ---- whether the memo pays ---- */
+
+static void rest(ldxi_memo_judge *j, uint32_t batches)
+{
+    j->rest = batches;
+    j->plain_ns = j->plain_bytes = 0;
+    j->plain_batches = 0;
+}
+
+/* A log whose lines do not repeat (an id on every one) pays for remembering them and gets
+ * nothing back (half the speed without the memo, measured): where the memo knew fewer than
+ * a quarter of the lines of its try (a log of thousands of templates takes a few batches
+ * to learn them), it rests for LDXI_MEMO_REST batches, twice as many after each failed try
+ * (up to 16 times), and tries again with what it knew (a log's first lines are its least
+ * repetitive, and a log may change its ways).
+ *
+ * Between a quarter and three quarters, knowing is not enough to say: numbers whose length
+ * varies multiply templates, and the memo may know a third of the lines while each of the
+ * others costs a second scan (of its template), the widened patterns and the bookkeeping
+ * (numbers of random length in real lines: 1.43x the time of matching without it). There
+ * the time per byte of the try is compared with that of batches matched without it: the
+ * last rest's, or a probe of LDXI_MEMO_TRY batches taken for the purpose; where the memo
+ * was the slower it rests as above, on a count of its own (a log that only turned mixed
+ * rests 16 batches, not the 256 its unrepeating start earned). Matching the same lines
+ * either way finds the same, so which way a batch is matched changes its time, never its
+ * results. */
+void ldxi_memo_judge_batch(ldxi_memo_judge *j, bool failed, uint64_t lines, uint64_t known,
+                           uint64_t bytes, uint64_t ns)
+{
+    if (j->rest) {
+        j->rest--;
+        j->plain_ns += ns;
+        j->plain_bytes += bytes;
+        j->plain_batches++;
+        return;
+    }
+    if (failed) return;
+    j->try_lines += lines;
+    j->try_known += known;
+    j->try_ns += ns;
+    j->try_bytes += bytes;
+    if (++j->try_batches < LDXI_MEMO_TRY) return;
+    bool judged = j->try_lines >= 4096;
+    bool few = judged && j->try_known * 4 < j->try_lines;
+    bool mixed = judged && !few && j->try_known * 4 < j->try_lines * 3;
+    bool measured = j->plain_batches >= LDXI_MEMO_TRY && j->plain_bytes && j->try_bytes;
+    if (few) {
+        rest(j, LDXI_MEMO_REST << (j->fails < 4 ? j->fails : 4)); /* 16 to 256 */
+        j->fails++;
+    } else if (mixed && !measured) {
+        rest(j, LDXI_MEMO_TRY); /* a probe: what the same kind of lines cost without it */
+    } else if (mixed && (double)j->try_ns / (double)j->try_bytes >
+                            (double)j->plain_ns / (double)j->plain_bytes) {
+        rest(j, LDXI_MEMO_REST << (j->slow < 4 ? j->slow : 4));
+        j->slow++;
+    } else {
+        j->fails = j->slow = 0;
+    }
+    j->try_lines = j->try_known = j->try_ns = j->try_bytes = 0;
+    j->try_batches = 0;
+}

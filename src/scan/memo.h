@@ -6,7 +6,8 @@
  * the signals that matched, with their capture offsets (the numbers are read from the
  * line itself), and the signals that must still run on each line (patterns that look
  * at digits, rules over their time budget). One memo per matching thread; it is
- * bounded, and emptied when full. Never installed. */
+ * bounded, and emptied when full; it rests where it does not pay (ldxi_memo_judge).
+ * Never installed. */
 #ifndef LDX_SCAN_MEMO_H
 #define LDX_SCAN_MEMO_H
 
@@ -97,6 +98,24 @@ typedef size_t (*ldxi_memo_cutter)(const char *p, char *dst, const char *prev, s
 ldxi_memo_cutter ldxi_memo_cutter_for(int isa);
 /* The most this build and CPU allow: asked once per batch, not once per line. */
 int ldxi_memo_isa(void);
+
+/* Whether the memo pays, judged batch by batch (ldxi_memo_judge_batch). */
+#define LDXI_MEMO_TRY 4   /* batches the memo is judged on */
+#define LDXI_MEMO_REST 16 /* batches without it after a try where it did not pay */
+typedef struct {
+    uint32_t rest;            /* batches to match without it */
+    uint32_t fails;           /* tries in a row after which it knew too few lines */
+    uint32_t slow;            /* tries in a row after which it was the slower */
+    uint64_t try_lines, try_known, try_ns, try_bytes; /* its batches since it was judged */
+    uint32_t try_batches;
+    uint64_t plain_ns, plain_bytes; /* batches without it since its last rest began */
+    uint32_t plain_batches;
+} ldxi_memo_judge;
+/* A batch was matched (with the memo, unless j->rest was set when it began) in ns: its
+ * bytes and lines, how many the memo knew, and whether it failed (matched line by line).
+ * Sets j->rest for the batches to come. Times decide only how batches are matched. */
+void ldxi_memo_judge_batch(ldxi_memo_judge *j, bool failed, uint64_t lines, uint64_t known,
+                           uint64_t bytes, uint64_t ns);
 
 void ldxi_memo_free(ldxi_memo *m);
 /* Before a batch: empties the memo if it is too full to take one more. */

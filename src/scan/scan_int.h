@@ -201,15 +201,7 @@ typedef struct {
     uint32_t *res;
     uint8_t *pass;       /* and whether it passed its where (signals with that where take it) */
     ldxi_memo memo;      /* what the lines of each template matched (memo.h) */
-    uint32_t memo_rest;  /* batches to match without it (it knew too few lines lately) */
-    uint32_t memo_fails; /* tries in a row after which it still knew too few */
-    uint64_t try_lines, try_known; /* of the memo's batches since it was last judged */
-    uint32_t try_batches;
-    /* the time matching took, and the bytes it matched: with the memo since it was last
-     * judged, and without it since its last rest began (memo_pays in match.c) */
-    uint64_t try_ns, try_bytes, plain_ns, plain_bytes;
-    uint32_t plain_batches;
-    uint32_t memo_slow;  /* tries in a row after which it was slower than matching without it */
+    ldxi_memo_judge judge; /* whether the memo pays, and its rests (memo.h) */
     struct ldxi_cand {
         uint32_t g;
         uint32_t m;      /* its match in the batch, UINT32_MAX: none */

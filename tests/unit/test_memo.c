@@ -1,6 +1,7 @@
 /* The line memo's table and templates (src/scan/memo.c): a line cut and templated in
  * one pass hashes as its template made alone; the table finds what it was given,
- * grows, says when it has no room, and empties itself before a batch when too full. */
+ * grows, says when it has no room, and empties itself before a batch when too full;
+ * and the judge of whether it pays rests it and brings it back as its doc says. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,12 +175,66 @@ static void test_table(void **state)
     ldxi_memo_free(&m);
 }
 
+/* Batches of 10000 lines and 256 KiB, k of them known, matched in ns each. */
+static void judge_n(ldxi_memo_judge *j, int batches, uint64_t known, uint64_t memo_ns, uint64_t plain_ns)
+{
+    for (int i = 0; i < batches; i++) {
+        bool with = j->rest == 0;
+        ldxi_memo_judge_batch(j, false, 10000, with ? known : 0, 262144, with ? memo_ns : plain_ns);
+    }
+}
+
+/* Whether the memo pays: a log it knows stays with it whatever the times; one it hardly
+ * knows rests, longer after each failed try; a mixed one is probed without it once and
+ * then kept or rested by which way was faster per byte. */
+static void test_judge(void **state)
+{
+    (void)state;
+    ldxi_memo_judge j = {0};
+    judge_n(&j, LDXI_MEMO_TRY, 9000, 9000000, 1000);   /* known: kept even when slower */
+    assert_int_equal(j.rest, 0);
+
+    j = (ldxi_memo_judge){0};
+    judge_n(&j, LDXI_MEMO_TRY, 100, 1000, 1000);        /* hardly known: rests */
+    assert_int_equal(j.rest, LDXI_MEMO_REST);
+    judge_n(&j, LDXI_MEMO_REST + LDXI_MEMO_TRY, 100, 1000, 1000);
+    assert_int_equal(j.rest, 2 * LDXI_MEMO_REST);      /* and twice as long after */
+    for (int k = 0; k < 6; k++) judge_n(&j, (int)j.rest + LDXI_MEMO_TRY, 100, 1000, 1000);
+    assert_int_equal(j.rest, 16 * LDXI_MEMO_REST);     /* up to 16 times */
+
+    /* mixed, the memo slower: a probe, then a rest of its own count */
+    j = (ldxi_memo_judge){0};
+    judge_n(&j, LDXI_MEMO_TRY, 4000, 3000000, 2000000);
+    assert_int_equal(j.rest, LDXI_MEMO_TRY);            /* the probe */
+    judge_n(&j, LDXI_MEMO_TRY, 4000, 3000000, 2000000);
+    assert_int_equal(j.rest, 0);                        /* back to be judged */
+    judge_n(&j, LDXI_MEMO_TRY, 4000, 3000000, 2000000);
+    assert_int_equal(j.rest, LDXI_MEMO_REST);           /* slower per byte: rests */
+    assert_int_equal(j.fails, 0);
+    assert_int_equal(j.slow, 1);
+
+    /* mixed, the memo faster: kept after the probe */
+    j = (ldxi_memo_judge){0};
+    judge_n(&j, 2 * LDXI_MEMO_TRY, 4000, 1000000, 2000000);
+    assert_int_equal(j.rest, 0);
+    judge_n(&j, LDXI_MEMO_TRY, 4000, 1000000, 2000000);
+    assert_int_equal(j.rest, 0);
+    assert_int_equal(j.slow, 0);
+
+    /* a failed batch (matched line by line) is not judged */
+    j = (ldxi_memo_judge){0};
+    for (int i = 0; i < 10; i++) ldxi_memo_judge_batch(&j, true, 10000, 0, 262144, 1000);
+    assert_int_equal(j.rest, 0);
+    assert_int_equal(j.try_batches, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_pass_and_alone),
         cmocka_unit_test(test_same_as_line_before),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_judge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
