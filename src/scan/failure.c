@@ -37,6 +37,11 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT };
 
 #define TB "Traceback (most recent call last):"
 #define IGNORED "Exception ignored in"
+/* a library announcing, at warning level, a traceback it caught and goes on without: xformers
+ * (xformers/__init__.py) logs "A matching Triton is not available, some optimizations will not
+ * be enabled" with the ImportError's traceback on machines without Triton (every Windows
+ * install), a healthy run's most common traceback */
+#define LOGGED_CAUGHT "Triton is not available, some optimizations will not be enabled"
 /* CPython traceback.py, between the exceptions of a chain */
 #define CHAIN_CONTEXT "During handling of the above exception, another exception occurred"
 #define CHAIN_CAUSE "The above exception was the direct cause of the following exception"
@@ -67,7 +72,7 @@ bool ldxi_failure_wants(const char *text, size_t len)
 {
     size_t n = len < 4096 ? len : 4096;
     const char *f;
-    return find(text, n, "Traceback (most") || find(text, n, IGNORED) ||
+    return find(text, n, "Traceback (most") || find(text, n, IGNORED) || find(text, n, LOGGED_CAUGHT) ||
            find(text, n, "above exception") ||
            find(text, n, "terminate called") || find(text, n, "Fatal Python error") ||
            ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
@@ -344,7 +349,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
             o->ev.ignored = f->ignored_line && lineno - f->ignored_line <= 2;
         return;
     }
-    if (find(text, n, IGNORED)) {
+    if (find(text, n, IGNORED) || find(text, n, LOGGED_CAUGHT)) {
         f->ignored_line = lineno;
         return;
     }
