@@ -36,12 +36,17 @@
 enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT };
 
 #define TB "Traceback (most recent call last):"
-#define IGNORED "Exception ignored in"
-/* a library announcing, at warning level, a traceback it caught and goes on without: xformers
- * (xformers/__init__.py) logs "A matching Triton is not available, some optimizations will not
- * be enabled" with the ImportError's traceback on machines without Triton (every Windows
- * install), a healthy run's most common traceback */
-#define LOGGED_CAUGHT "Triton is not available, some optimizations will not be enabled"
+/* Lines that announce the traceback after them as no failure: CPython's "Exception ignored
+ * in" (an exception in __del__ or a callback, printed and dropped), and a library logging,
+ * at warning level, one it caught and goes on without: xformers (xformers/__init__.py) logs
+ * "A matching Triton is not available, some optimizations will not be enabled" with the
+ * ImportError's traceback on machines without Triton (every Windows install), a healthy
+ * run's most common traceback. The prefilter's failure special (rules/hsdb.c) names them
+ * too. */
+static const char *const quiet_announcements[] = {
+    "Exception ignored in",
+    "Triton is not available, some optimizations will not be enabled",
+};
 /* CPython traceback.py, between the exceptions of a chain */
 #define CHAIN_CONTEXT "During handling of the above exception, another exception occurred"
 #define CHAIN_CAUSE "The above exception was the direct cause of the following exception"
@@ -59,6 +64,13 @@ static const char *find(const char *s, size_t n, const char *what)
     return ldxi_memmem(s, n, what, strlen(what));
 }
 
+static bool announces_quiet(const char *text, size_t n)
+{
+    for (size_t i = 0; i < sizeof quiet_announcements / sizeof *quiet_announcements; i++)
+        if (find(text, n, quiet_announcements[i])) return true;
+    return false;
+}
+
 void ldxi_failure_reset(ldxi_failure *f)
 {
     f->nopen = 0;
@@ -72,7 +84,7 @@ bool ldxi_failure_wants(const char *text, size_t len)
 {
     size_t n = len < 4096 ? len : 4096;
     const char *f;
-    return find(text, n, "Traceback (most") || find(text, n, IGNORED) || find(text, n, LOGGED_CAUGHT) ||
+    return find(text, n, "Traceback (most") || announces_quiet(text, n) ||
            find(text, n, "above exception") ||
            find(text, n, "terminate called") || find(text, n, "Fatal Python error") ||
            ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
@@ -349,7 +361,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
             o->ev.ignored = f->ignored_line && lineno - f->ignored_line <= 2;
         return;
     }
-    if (find(text, n, IGNORED) || find(text, n, LOGGED_CAUGHT)) {
+    if (announces_quiet(text, n)) {
         f->ignored_line = lineno;
         return;
     }

@@ -15,7 +15,6 @@
 #ifdef LDX_HAVE_HS
 #include <hs/hs.h>
 
-
 /* Lines are cut 16 bytes at a time with SSE2 (every x86-64), else a byte at a time;
  * -DLDX_NO_SIMD builds the second way anywhere (the tests run both). */
 #if defined(__SSE2__) && !defined(LDX_NO_SIMD)
