@@ -223,6 +223,14 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
     return true;
 }
 
+/* Whether the reader found another failure after ev. */
+static bool later_event(const ldxi_fail_event *const *evs, size_t nev, const ldxi_fail_event *ev)
+{
+    for (size_t i = 0; i < nev; i++)
+        if (evs[i] != ev && evs[i]->what.line > ev->what.line) return true;
+    return false;
+}
+
 bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                               const ldxi_rule *const *rules, size_t n, uint64_t lines,
                               const ldx_launcher_info *launcher)
@@ -254,6 +262,11 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
         if (ss->has_last) c[m++] = (candidate){.line = ss->last.line, .hit = &ss->last, .sig = k};
     }
     qsort(c, m, sizeof *c, cand_cmp);
+    /* the last traceback header: a chain that goes on into one, cut or not, ends later */
+    uint64_t last_header = 0;
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        if (!strcmp(r->info.signals[k].name, "traceback"))
+            last_header = ldxi_sigstate_last_line(ldxi_scanner_state(s, r->index, k));
     const candidate *pick = NULL;
     for (size_t i = 0; i < m && !pick; i++) {
         if (c[i].hit) {
@@ -274,7 +287,11 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                 continue;
         } else {
             const ldxi_fail_event *ev = c[i].ev;
-            if (ev->ignored || ev->chained) continue;
+            if (ev->ignored) continue;
+            /* the cause of a chain gives way to the exception it led to, where the log
+             * goes on into one (its header at least); a paste cut right after "The above
+             * exception was the direct cause" keeps the cause as its failure */
+            if (ev->chained && (later_event(evs, nev, ev) || last_header > ev->what.line)) continue;
             /* a traceback cut off before its exception says only "it failed", like an
              * exit report: its exception may be what another rule found */
             if (ev->kind == LDXI_FAIL_CUT && others) continue;

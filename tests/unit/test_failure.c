@@ -339,6 +339,30 @@ static void test_chained(void **state)
     }
 }
 
+/* A chain cut after its cause: the paste stops at "The above exception was the direct
+ * cause of the following exception:", so the cause is the failure the log shows. */
+static void test_chain_cut(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs,
+            "Traceback (most recent call last):\n"
+            "  File \"/usr/lib/python3.10/site-packages/torch/utils/cpp_extension.py\", line 2104, in _run_ninja_build\n"
+            "    subprocess.run(\n"
+            "subprocess.CalledProcessError: Command '['ninja', '-v']' returned non-zero exit status 1.\n"
+            "\n"
+            "The above exception was the direct cause of the following exception:\n"
+            "\n");
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(d->line, 4);
+        assert_string_equal(cap(d, "exception", "type"), "subprocess.CalledProcessError");
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_native),
         cmocka_unit_test(test_cut_traceback),
         cmocka_unit_test(test_chained),
+        cmocka_unit_test(test_chain_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
