@@ -109,6 +109,17 @@ static bool kernel_time(const char *s, const char *end)
 
 /* The failure in the log's words: the line from the exception's type (or, for a line of
  * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length. */
+/* Ray's and SkyPilot's per-process prefix, "(RayTrainWorker pid=4121, ip=10.0.0.4) ": a
+ * parenthesis that closes within 140 bytes and names a pid. */
+static bool ray_prefix(const char *t)
+{
+    const char *e = strchr(t, ')');
+    if (!e || e - t > 140 || e[1] != ' ') return false;
+    for (const char *p = t; p + 4 < e; p++)
+        if (!strncmp(p, "pid=", 4) && isdigit((unsigned char)p[4])) return true;
+    return false;
+}
+
 static char *headline_of(const candidate *c)
 {
     const char *t = c->ev ? c->ev->what.text : c->hit->text ? c->hit->text : "";
@@ -140,6 +151,9 @@ static char *headline_of(const candidate *c)
             while (*t == ' ' || *t == '\t') t++;
             if (*t == '>') {
                 t++;
+                more = true;
+            } else if (*t == '(' && ray_prefix(t)) {
+                t = strchr(t, ')') + 1;
                 more = true;
             } else if (*t == '[') {
                 const char *e = strchr(t, ']');

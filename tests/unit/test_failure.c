@@ -13,7 +13,7 @@ static const char *const texts[] = {
          "  terminate: {pattern: 'terminate called after throwing an instance of', weight: 2}\n"
          "  fatal_python: {pattern: 'Fatal Python error: ', weight: 2}\n"
          "  exit_status: {pattern: 'exit code (?<code>-?\\d+)', where: 'code != 0'}\n"
-         "  exception_line: {pattern: '^(?:[a-z_]\\w*\\.)*[A-Z]\\w*(?:Error|Exception): \\S'}\n",
+         "  exception_line: {pattern: '^(?:\\([^()]{0,80}pid=\\d+[^()]{0,60}\\) )?(?:[a-z_]\\w*\\.)*[A-Z]\\w*(?:Error|Exception): \\S'}\n",
          ""),
     RULE("t-oom", "cuda_oom", "high", "  oom: {pattern: 'CUDA out of memory', weight: 3}\n", ""),
     RULE("t-tok", "tokenizer_sequence_too_long", "low",
@@ -363,6 +363,23 @@ static void test_chain_cut(void **state)
     }
 }
 
+/* An exception line alone under Ray's per-process prefix: the headline starts at its type. */
+static void test_ray_prefix(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr =
+            analyze_text(rs, "(RayTrainWorker pid=4121, ip=10.0.0.4) KeyError: 'pixel_values'\n");
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_non_null(d->headline);
+        assert_string_equal(d->headline, "KeyError: 'pixel_values'");
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_cut_traceback),
         cmocka_unit_test(test_chained),
         cmocka_unit_test(test_chain_cut),
+        cmocka_unit_test(test_ray_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
