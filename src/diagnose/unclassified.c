@@ -107,19 +107,20 @@ static bool kernel_time(const char *s, const char *end)
            islower((unsigned char)s[2]) && s[3] == ' ';
 }
 
-/* The failure in the log's words: the line from the exception's type (or, for a line of
- * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length. */
-/* Ray's and SkyPilot's per-process prefix, "(RayTrainWorker pid=4121, ip=10.0.0.4) ": a
- * parenthesis that closes within 140 bytes and names a pid. */
-static bool ray_prefix(const char *t)
+/* Past Ray's and SkyPilot's per-process prefix at t, "(RayTrainWorker pid=4121,
+ * ip=10.0.0.4) ": a parenthesis that closes within 140 bytes and names a pid; NULL where
+ * t holds none. */
+static const char *past_ray_prefix(const char *t)
 {
     const char *e = strchr(t, ')');
-    if (!e || e - t > 140 || e[1] != ' ') return false;
+    if (!e || e - t > 140 || e[1] != ' ') return NULL;
     for (const char *p = t; p + 4 < e; p++)
-        if (!strncmp(p, "pid=", 4) && isdigit((unsigned char)p[4])) return true;
-    return false;
+        if (!strncmp(p, "pid=", 4) && isdigit((unsigned char)p[4])) return e + 1;
+    return NULL;
 }
 
+/* The failure in the log's words: the line from the exception's type (or, for a line of
+ * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length. */
 static char *headline_of(const candidate *c)
 {
     const char *t = c->ev ? c->ev->what.text : c->hit->text ? c->hit->text : "";
@@ -147,13 +148,14 @@ static char *headline_of(const candidate *c)
             while (*t == '.' || *t == ',' || isdigit((unsigned char)*t)) t++;
         }
         for (bool more = true; more;) {
+            const char *ray;
             more = false;
             while (*t == ' ' || *t == '\t') t++;
             if (*t == '>') {
                 t++;
                 more = true;
-            } else if (*t == '(' && ray_prefix(t)) {
-                t = strchr(t, ')') + 1;
+            } else if (*t == '(' && (ray = past_ray_prefix(t))) {
+                t = ray;
                 more = true;
             } else if (*t == '[') {
                 const char *e = strchr(t, ']');
@@ -237,14 +239,6 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
     return true;
 }
 
-/* Whether the reader found another failure after ev. */
-static bool later_event(const ldxi_fail_event *const *evs, size_t nev, const ldxi_fail_event *ev)
-{
-    for (size_t i = 0; i < nev; i++)
-        if (evs[i] != ev && evs[i]->what.line > ev->what.line) return true;
-    return false;
-}
-
 bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                               const ldxi_rule *const *rules, size_t n, uint64_t lines,
                               const ldx_launcher_info *launcher)
@@ -276,11 +270,6 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
         if (ss->has_last) c[m++] = (candidate){.line = ss->last.line, .hit = &ss->last, .sig = k};
     }
     qsort(c, m, sizeof *c, cand_cmp);
-    /* the last traceback header: a chain that goes on into one, cut or not, ends later */
-    uint64_t last_header = 0;
-    for (size_t k = 0; k < r->info.nsignals; k++)
-        if (!strcmp(r->info.signals[k].name, "traceback"))
-            last_header = ldxi_sigstate_last_line(ldxi_scanner_state(s, r->index, k));
     const candidate *pick = NULL;
     for (size_t i = 0; i < m && !pick; i++) {
         if (c[i].hit) {
@@ -301,11 +290,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                 continue;
         } else {
             const ldxi_fail_event *ev = c[i].ev;
-            if (ev->ignored) continue;
-            /* the cause of a chain gives way to the exception it led to, where the log
-             * goes on into one (its header at least); a paste cut right after "The above
-             * exception was the direct cause" keeps the cause as its failure */
-            if (ev->chained && (later_event(evs, nev, ev) || last_header > ev->what.line)) continue;
+            if (ev->ignored || ev->chained) continue;
             /* a traceback cut off before its exception says only "it failed", like an
              * exit report: its exception may be what another rule found */
             if (ev->kind == LDXI_FAIL_CUT && others) continue;

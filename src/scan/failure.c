@@ -77,6 +77,7 @@ void ldxi_failure_reset(ldxi_failure *f)
     f->nev = 0;
     f->has_last = false;
     f->ignored_line = 0;
+    f->chain_line = f->chain_cause = 0;
     f->last_fed = 0;
 }
 
@@ -118,8 +119,20 @@ bool ldxi_failure_library_file(const char *file)
     return false;
 }
 
+/* The log goes on at lineno: a chain whose words came before it has a next exception,
+ * so the one before the words is its context, not its end. */
+static void chain_goes_on(ldxi_failure *f, uint64_t lineno)
+{
+    if (!f->chain_cause || lineno <= f->chain_line) return;
+    for (uint32_t i = 0; i < f->nev; i++)
+        if (f->ev[i].what.line == f->chain_cause) f->ev[i].chained = true;
+    if (f->has_last && f->last.what.line == f->chain_cause) f->last.chained = true;
+    f->chain_cause = 0;
+}
+
 static void record(ldxi_failure *f, const ldxi_fail_event *ev)
 {
+    chain_goes_on(f, ev->what.line);
     if (f->nev < LDXI_FAIL_EVENTS) {
         f->ev[f->nev++] = *ev;
     } else {
@@ -203,6 +216,7 @@ static void close_block(ldxi_failure *f, uint32_t b)
 static ldxi_fail_block *open_block(ldxi_failure *f, const char *text, size_t plen, int mode,
                                    uint64_t lineno)
 {
+    chain_goes_on(f, lineno);
     /* a new block on a prefix replaces the one open there */
     for (uint32_t b = 0; b < f->nopen; b++)
         if (f->open[b].plen == plen && memcmp(f->open[b].prefix, text, plen) == 0) {
@@ -227,6 +241,7 @@ static ldxi_fail_block *open_header(ldxi_failure *f, const char *text, const cha
                                     int mode, uint64_t lineno)
 {
     size_t plen = (size_t)(p - text);
+    chain_goes_on(f, lineno); /* a header the reader cannot keep still goes on */
     if (plen >= sizeof f->open[0].prefix) return NULL;
     ldxi_fail_block *o = open_block(f, text, plen, mode, lineno);
     if (mode == MODE_WHAT) o->ev.kind = LDXI_FAIL_TERMINATE;
@@ -366,9 +381,13 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         return;
     }
     if (find(text, n, CHAIN_CONTEXT) || find(text, n, CHAIN_CAUSE)) {
-        /* the exception just before is the chain's context, not its end */
-        ldxi_fail_event *ev = f->has_last ? &f->last : f->nev ? &f->ev[f->nev - 1] : NULL;
-        if (ev && lineno - ev->what.line <= 3) ev->chained = true;
+        /* the exception just before is the chain's context, not its end, once the log
+         * goes on into the next one (chain_goes_on): a paste cut here ends in it */
+        const ldxi_fail_event *ev = f->has_last ? &f->last : f->nev ? &f->ev[f->nev - 1] : NULL;
+        if (ev && lineno - ev->what.line <= 3) {
+            f->chain_line = lineno;
+            f->chain_cause = ev->what.line;
+        }
         return;
     }
     if ((p = find(text, n, TERMINATE))) {

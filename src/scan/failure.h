@@ -37,7 +37,8 @@ typedef struct {
     char type[96];         /* the exception's type, "c10::Error", "Segmentation fault" */
     bool ignored;          /* "Exception ignored in": Python reported it and went on */
     bool chained;          /* another exception was raised while handling it (the chain's
-                            * last one is the failure) */
+                            * last one is the failure): set once the log goes on past the
+                            * chain's words into another block, not for a paste cut there */
 } ldxi_fail_event;
 
 typedef struct {
@@ -61,6 +62,8 @@ typedef struct {
     ldxi_fail_event last; /* the latest event after the first LDXI_FAIL_EVENTS */
     bool has_last;
     uint64_t ignored_line; /* the last "Exception ignored in" line */
+    uint64_t chain_line;   /* the last words between chained exceptions, and the line of */
+    uint64_t chain_cause;  /* the exception before them (0: none waiting for the next) */
     uint64_t last_fed;     /* the last line fed (every line while a block is open) */
 } ldxi_failure;
 
