@@ -1,6 +1,7 @@
 /* Distributed rank of a line. Launchers and libraries each prefix lines their own way;
  * the bracketed forms are unambiguous and tried first, the free-text "rank N" last. */
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "logdx/scan.h"
@@ -52,6 +53,22 @@ static size_t next_k(k_cursor *c, size_t after)
     return c->lo < c->up ? c->lo : c->up;
 }
 
+/* Does " NCCL" follow at i, directly or after one "file:line" word? */
+static bool nccl_after(const char *s, size_t n, size_t i)
+{
+    if (i + 5 <= n && memcmp(s + i, " NCCL", 5) == 0) return true;
+    if (i >= n || s[i] != ' ') return false;
+    size_t k = i + 1, colon = 0;
+    while (k < n && k - i <= 96 && s[k] != ' ') {
+        if (s[k] == ':') colon = k;
+        k++;
+    }
+    if (!colon || colon + 1 >= k) return false;
+    for (size_t d = colon + 1; d < k; d++)
+        if (!isdigit((unsigned char)s[d])) return false;
+    return k + 5 <= n && memcmp(s + k, " NCCL", 5) == 0;
+}
+
 int ldx_line_rank(const char *s, size_t len)
 {
     size_t n = len < RANK_WINDOW ? len : RANK_WINDOW;
@@ -75,8 +92,9 @@ int ldx_line_rank(const char *s, size_t len)
         size_t k = i + 1;
         int a = digits_at(s, n, &k);
         if (a < 0 || k >= n) continue;
-        /* NCCL: "host:pid:tid [3] NCCL INFO ..." */
-        if (s[k] == ']' && k + 6 <= n && memcmp(s + k + 1, " NCCL", 5) == 0) nccl = a;
+        /* NCCL: "host:pid:tid [3] NCCL INFO ...", and its warnings, which name the
+         * source line first (debug.c): "host:pid:tid [3] misc/socket.cc:49 NCCL WARN" */
+        if (s[k] == ']' && nccl_after(s, n, k + 1)) nccl = a;
         /* Open MPI --tag-output: "[job,rank]<stdout>:" */
         if (s[k] == ',') {
             k++;

@@ -43,6 +43,10 @@ static void test_ranks(void **state)
     rank("[default5]:RuntimeError: CUDA error", 5);
     rank("[E ProcessGroupNCCL.cpp:563] [Rank 5] Watchdog caught collective", 5);
     rank("node-0:15325:16199 [2] NCCL INFO [Service thread] Connection closed by localRank 2", 2);
+    /* NCCL warnings name their source line between the device and "NCCL" */
+    rank("ng30903:3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'", 3);
+    rank("gpu1:41:42 [6] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed", 6);
+    rank("gpu1:41:42 [6] some words NCCL WARN x", -1);
     rank("[1,290]<stderr>:!!!! kernel execution error.", 290);
     rank("Unexpected result nan on rank 3 at iteration #3", 3);
     rank("failed (exitcode: 1) local_rank: 2 (pid: 562) of binary", 2);
