@@ -270,6 +270,27 @@ static bool starts(const char *s, size_t n, const char *what)
     return n >= l && memcmp(s, what, l) == 0;
 }
 
+/* A frame's source line: "raise ValueError(f"...")" under the innermost frame names the
+ * exception a log cut there never shows, and is the line to show for it (the last such
+ * line counts; a frame after it clears the flag, and an exception line replaces both). */
+static void source_line(ldxi_fail_block *o, const char *s, size_t n, const char *line, size_t len,
+                        uint64_t lineno)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    if (!starts(s + i, n - i, "raise ")) return;
+    i += 6;
+    size_t t = i;
+    while (t < n && (isalnum((unsigned char)s[t]) || s[t] == '_' || s[t] == '.')) t++;
+    /* the type ends at its call or the line's end: "raise ValueError(...)", "raise
+     * StopTraining"; a name of the script's own ("raise err") is no type */
+    if (t == i || (t < n && s[t] != '(') || !isupper((unsigned char)s[i])) return;
+    if (!o->raising) o->what_before = o->ev.what;
+    copy_span(o->ev.type, sizeof o->ev.type, s + i, t - i);
+    keep_line(&o->ev.what, line, len, lineno); /* the evidence: where it was raised */
+    o->raising = true;
+}
+
 /* One line of an open block, its prefix taken off (s, n). */
 static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t len,
                            const char *s, size_t n, uint64_t lineno)
@@ -305,10 +326,18 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
         if (frame_of(s, n, &fr, &lib)) {
             o->frames++;
             o->last_frame = lineno;
+            if (o->raising) { /* an outer frame's raise: the exception is deeper */
+                o->ev.what = o->what_before;
+                o->ev.type[0] = '\0';
+                o->raising = false;
+            }
             if (!lib) take_frame(&o->ev, &fr, line, len, lineno);
             return;
         }
-        if (n && (s[0] == ' ' || s[0] == '\t')) return; /* source text, carets */
+        if (n && (s[0] == ' ' || s[0] == '\t')) { /* source text, carets */
+            if (o->frames && o->last_frame + 1 == lineno) source_line(o, s, n, line, len, lineno);
+            return;
+        }
         size_t t = o->frames ? exception_type(s, n) : 0;
         if (t) {
             o->ev.kind = LDXI_FAIL_EXCEPTION;
@@ -357,7 +386,7 @@ size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, s
     for (uint32_t b = 0; b < f->nopen && n < max; b++) {
         const ldxi_fail_block *o = &f->open[b];
         if (o->mode != MODE_TRACEBACK ||
-            (o->frames && !o->ev.ignored && !o->headless &&
+            (o->frames && !o->ev.ignored && (!o->headless || o->raising) &&
              f->last_fed - o->last_frame <= CUT_SPAN))
             out[n++] = &o->ev;
     }

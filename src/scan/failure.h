@@ -51,6 +51,9 @@ typedef struct {
     uint64_t start, last_frame;
     uint32_t frames;
     bool headless;   /* opened on a frame, its header not in the log */
+    bool raising;    /* its last frame's source line raises an exception (type in ev.type,
+                      * the line in ev.what; what ev.what was before it in what_before) */
+    ldxi_fail_line what_before;
     ldxi_fail_event ev;
 } ldxi_fail_block;
 

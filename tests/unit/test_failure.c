@@ -331,6 +331,27 @@ static void expect_unclassified(const char *log, int line, const char *type, con
     }
 }
 
+/* A traceback cut right under a frame whose source line raises: the raise names the
+ * exception the log never shows, and its line is the evidence; a raise in an outer
+ * frame, with more frames after it, names nothing. */
+static void test_cut_at_raise(void **state)
+{
+    (void)state;
+    expect_unclassified("Traceback (most recent call last):\n"
+                        "  File \"/home/u/train.py\", line 40, in main\n"
+                        "    trainer.train(resume_from_checkpoint=ckpt)\n"
+                        "  File \"/usr/lib/python3.11/site-packages/transformers/deepspeed.py\", line 504, in load\n"
+                        "    raise ValueError(f\"Can't find a valid checkpoint at {path}\")\n",
+                        5, NULL,
+                        "ValueError raised in main (/home/u/train.py:40); the log ends before its message");
+    expect_unclassified("Traceback (most recent call last):\n"
+                        "  File \"/home/u/train.py\", line 40, in main\n"
+                        "    raise ValueError(\"x\") from e\n"
+                        "  File \"/usr/lib/python3.11/site-packages/x.py\", line 5, in f\n",
+                        1, NULL,
+                        "a traceback the log ends inside, before its exception (in main, /home/u/train.py:40)");
+}
+
 /* A chain of exceptions: the last one is the failure, the ones it was raised while
  * handling are its context. */
 static void test_chained(void **state)
@@ -384,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_ranking),
         cmocka_unit_test(test_native),
         cmocka_unit_test(test_cut_traceback),
+        cmocka_unit_test(test_cut_at_raise),
         cmocka_unit_test(test_chained),
         cmocka_unit_test(test_chain_cut),
         cmocka_unit_test(test_ray_prefix),
