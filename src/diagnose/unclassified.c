@@ -128,15 +128,16 @@ static char *headline_of(const candidate *c)
         const char *at = strstr(t, c->ev->type);
         if (at) t = at;
     } else if (c->ev && c->ev->kind == LDXI_FAIL_CUT) {
-        if (c->ev->type[0] && c->ev->frame.line)
-            return ldxi_asprintf("%.60s raised in %.40s (%.80s:%ld); the log ends before its message",
-                                 c->ev->type, c->ev->func, c->ev->file, c->ev->frame_lineno);
-        if (c->ev->type[0])
-            return ldxi_asprintf("%.60s raised; the log ends before its message", c->ev->type);
-        if (c->ev->frame.line)
-            return ldxi_asprintf("a traceback the log ends inside, before its exception (in %.40s, %.80s:%ld)",
-                                 c->ev->func, c->ev->file, c->ev->frame_lineno);
-        return ldxi_strdup("a traceback the log ends inside, before its exception");
+        const ldxi_fail_event *ev = c->ev;
+        if (ev->type[0]) /* the innermost frame's "raise X(...)" named it */
+            return ev->frame.line
+                       ? ldxi_asprintf("%.60s raised in %.40s (%.80s:%ld); the log ends before its message",
+                                       ev->type, ev->func, ev->file, ev->frame_lineno)
+                       : ldxi_asprintf("%.60s raised; the log ends before its message", ev->type);
+        return ev->frame.line
+                   ? ldxi_asprintf("a traceback the log ends inside, before its exception (in %.40s, %.80s:%ld)",
+                                   ev->func, ev->file, ev->frame_lineno)
+                   : ldxi_strdup("a traceback the log ends inside, before its exception");
     } else if (c->ev && c->ev->kind == LDXI_FAIL_TERMINATE) {
         const char *w = c->ev->detail.line ? strstr(c->ev->detail.text, "what():") : NULL;
         if (w) {
