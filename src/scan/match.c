@@ -338,6 +338,11 @@ static void cut_plain(ldxi_batch *b)
                 n = ldx_strip_ansi(p, n, p);
                 esc = memchr(eol, 0x1b, (size_t)(end - eol));
             }
+            if (*p == '>') {
+                size_t q = ldxi_quote_len(p, n);
+                memmove(p, p + q, n - q);
+                n -= q;
+            }
             b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
             b->tl[nbl] = (ldxi_tline){(size_t)(p - b->buf), (uint32_t)nbl};
             b->busy[nbl] = (uint32_t)nbl;
@@ -389,6 +394,15 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
                 n = ldx_strip_ansi(p, n, p);
                 c.hash = ldxi_memo_template(p, n, t);
                 c.same = false;
+            }
+            if (*p == '>' && n) { /* rare too: a quoted paste */
+                size_t q = ldxi_quote_len(p, n);
+                if (q) {
+                    memmove(p, p + q, n - q);
+                    n -= q;
+                    c.hash = ldxi_memo_template(p, n, t);
+                    c.same = false;
+                }
             }
             ldxi_bline *bl = &b->bl[nbl];
             *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, prevx};

@@ -321,6 +321,9 @@ bool ldxi_batch_chunk(ldx_scanner *s, const ldxi_chunk *c);
 /* Where the reader may write the next chunk, at the end of the batch being filled, and
  * how much; NULL when there is no memory for it. */
 char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap);
+
+/* How many bytes of markdown quote markers ("> ", "> > ") start line p[0..n) (text.c). */
+size_t ldxi_quote_len(const char *p, size_t n);
 /* The chunk written there is queued; false when it could not be (nothing was, and the
  * room may be reused: the caller must copy the chunk out first). */
 bool ldxi_batch_placed(ldx_scanner *s, const ldxi_chunk *c);

@@ -196,6 +196,11 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
         len = ldx_strip_ansi(text, len, s->clean);
         text = s->clean;
     }
+    if (len && *text == '>') {
+        size_t q = ldxi_quote_len(text, len);
+        text += q;
+        len -= q;
+    }
     if (s->rs->max_tail) ldxi_tail_keep(s, text, len, line->lineno);
     ldxi_scan_plain(s, text, len, line->lineno);
     return LDX_OK;

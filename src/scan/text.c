@@ -36,6 +36,20 @@ size_t ldx_strip_ansi(const char *src, size_t len, char *dst)
     return o;
 }
 
+/* A log pasted into an issue reply often comes quoted, "> " before every line (nested:
+ * "> > "; a lone ">" for an empty line). Patterns anchored at a line's start must see the
+ * line as the program printed it, so the scan reads it without its quote markers. A '>'
+ * with no blank after it is text (">>>", a Python prompt; "->"). */
+size_t ldxi_quote_len(const char *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n && p[i] == '>' && (i + 1 == n || p[i + 1] == ' ' || p[i + 1] == '\t')) {
+        i++;
+        if (i < n) i++;
+    }
+    return i;
+}
+
 /* Length of a valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
