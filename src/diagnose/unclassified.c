@@ -195,7 +195,10 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
         if (ok) capture(&u->evidence[0], "type", ev->type);
         if (ok && ev->detail.line) ok = add(u, &cap, ev->detail.line, ev->detail.text, "what");
         if (ok && ev->frame.line) {
-            ok = add(u, &cap, ev->frame.line, ev->frame.text, "frame");
+            /* a traceback pasted on one line (failure.c) has its frame on the exception's
+             * line: the frame's captures go on that evidence */
+            if (ev->frame.line != ev->what.line)
+                ok = add(u, &cap, ev->frame.line, ev->frame.text, "frame");
             if (ok) {
                 ldx_evidence *e = &u->evidence[u->nevidence - 1];
                 char num[24];

@@ -373,6 +373,59 @@ static void open_headless(ldxi_failure *f, const char *text, const char *p, size
     if (!lib) take_frame(&o->ev, &fr, text, len, lineno);
 }
 
+/* A traceback pasted with its line ends lost (a chat, a web form, a log shipper that joins a
+ * record's lines): header, frames and exception on one line, "Traceback (most recent call
+ * last): File "a.py", line 3, in <module> main() ... KeyError: 'x'". The frames are read in
+ * order, the innermost outside libraries kept; the exception is the first name after the last
+ * frame that starts a word and reads as an exception type (the source text between frames,
+ * "main()", "x = f(y)", does not). Without one the paste was cut: the block stays open with
+ * its frames, as a traceback cut on its own lines would. A paste that starts mid-traceback has
+ * no header (tb NULL): frames and an exception after them, or nothing is read here. False
+ * where nothing was read. */
+static bool flat_traceback(ldxi_failure *f, const char *text, const char *tb, size_t len,
+                           size_t n, uint64_t lineno)
+{
+    const char *end = text + n, *p = tb ? tb + strlen(TB) : text;
+    const char *fr = find(p, (size_t)(end - p), "File \""), *last = NULL;
+    if (!fr) return false;
+    ldxi_fail_event ev, frm;
+    memset(&ev, 0, sizeof ev);
+    bool lib = false;
+    uint32_t frames = 0;
+    for (; fr; fr = find(fr + 6, (size_t)(end - fr - 6), "File \"")) {
+        if (!frame_of(fr, (size_t)(end - fr), &frm, &lib)) continue;
+        last = fr;
+        frames++;
+        if (!lib) take_frame(&ev, &frm, text, len, lineno);
+    }
+    if (!last) return false;
+    size_t t = 0;
+    const char *q = last + 6;
+    for (; q < end; q++) {
+        if (!isspace((unsigned char)q[-1])) continue;
+        if ((t = exception_type(q, (size_t)(end - q))) && q + t < end) break;
+        t = 0;
+    }
+    bool ignored = f->ignored_line && lineno - f->ignored_line <= 2;
+    if (!t && !tb) return false; /* frames alone: open_headless reads them */
+    if (!t) {
+        ldxi_fail_block *o = open_header(f, text, tb, len, MODE_TRACEBACK, lineno);
+        if (o) {
+            o->ev.ignored = ignored;
+            o->frames = frames;
+            if (ev.frame.line) take_frame(&o->ev, &ev, text, len, lineno);
+        }
+        return true;
+    }
+    chain_goes_on(f, lineno);
+    ev.kind = LDXI_FAIL_EXCEPTION;
+    copy_span(ev.type, sizeof ev.type, q, t);
+    keep_line(&ev.what, text, len, lineno);
+    ev.ignored = ignored;
+    record(f, &ev);
+    return true;
+}
+
 size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, size_t max)
 {
     size_t n = 0;
@@ -401,6 +454,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     const char *end = text + n;
     ldxi_fail_block *o;
     if ((p = find(text, n, TB))) {
+        if (flat_traceback(f, text, p, len, n, lineno)) return;
         if ((o = open_header(f, text, p, len, MODE_TRACEBACK, lineno)))
             o->ev.ignored = f->ignored_line && lineno - f->ignored_line <= 2;
         return;
@@ -443,7 +497,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     if (best >= 0) {
         size_t plen = f->open[best].plen;
         continue_block(f, (uint32_t)best, text, len, text + plen, n - plen, lineno);
-    } else if ((p = find(text, n, "File \""))) {
+    } else if ((p = find(text, n, "File \"")) && !flat_traceback(f, text, NULL, len, n, lineno)) {
         open_headless(f, text, p, len, lineno);
     }
     /* blocks nobody continues end in time */

@@ -10,6 +10,7 @@
 static const char *const texts[] = {
     RULE("t-unc", "unclassified_failure", "medium",
          "  traceback: {pattern: 'Traceback \\(most recent call last\\):', weight: 2}\n"
+         "  frame: {pattern: 'File \"[^\"]{1,400}\", line \\d+, in ', weight: 1}\n"
          "  terminate: {pattern: 'terminate called after throwing an instance of', weight: 2}\n"
          "  fatal_python: {pattern: 'Fatal Python error: ', weight: 2}\n"
          "  exit_status: {pattern: 'exit code (?<code>-?\\d+)', where: 'code != 0'}\n"
@@ -352,6 +353,38 @@ static void test_cut_at_raise(void **state)
                         "a traceback the log ends inside, before its exception (in main, /home/u/train.py:40)");
 }
 
+/* A traceback pasted with its line ends lost: one line holds header, frames, source text
+ * and exception; the exception is the one after the last frame, the frame the innermost
+ * outside libraries, both on that line's evidence. */
+static void test_flat_traceback(void **state)
+{
+    (void)state;
+    const char *log =
+        "step 10 loss 2.1\n"
+        "Traceback (most recent call last): File \"/home/u/train.py\", line 88, in <module> main() "
+        "File \"/home/u/train.py\", line 61, in main loss = step(batch) "
+        "File \"/usr/lib/python3.11/site-packages/torch/nn/modules/module.py\", line 1501, in _call_impl "
+        "return forward_call(*args) KeyError: 'labels'\n";
+    expect_unclassified(log, 2, "KeyError", NULL);
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs, log);
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_string_equal(cap(d, "exception", "function"), "main");
+        assert_int_equal(d->nevidence, 1);
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+    /* a paste that starts mid-traceback, its line ends lost too */
+    expect_unclassified("x = 1\nFile \"/home/u/train.py\", line 61, in main loss = step(batch) ^^^^^^^^^^^ "
+                        "ValueError: bad shape (3, 4)\n",
+                        2, "ValueError", NULL);
+    /* frames and no exception after them: a header with its frames, cut */
+    expect_unclassified("Traceback (most recent call last): File \"/home/u/train.py\", line 88, in <module> main()\n",
+                        1, NULL, NULL);
+}
+
 /* A chain of exceptions: the last one is the failure, the ones it was raised while
  * handling are its context. */
 static void test_chained(void **state)
@@ -407,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_cut_traceback),
         cmocka_unit_test(test_cut_at_raise),
         cmocka_unit_test(test_chained),
+        cmocka_unit_test(test_flat_traceback),
         cmocka_unit_test(test_chain_cut),
         cmocka_unit_test(test_ray_prefix),
     };
