@@ -373,6 +373,13 @@ static void open_headless(ldxi_failure *f, const char *text, const char *p, size
     if (!lib) take_frame(&o->ev, &fr, text, len, lineno);
 }
 
+/* Whether a traceback starting at lineno is one CPython announced as dropped ("Exception
+ * ignored in", a line or two above). */
+static bool announced_ignored(const ldxi_failure *f, uint64_t lineno)
+{
+    return f->ignored_line && lineno - f->ignored_line <= 2;
+}
+
 /* A traceback pasted with its line ends lost (a chat, a web form, a log shipper that joins a
  * record's lines): header, frames and exception on one line, "Traceback (most recent call
  * last): File "a.py", line 3, in <module> main() ... KeyError: 'x'". The frames are read in
@@ -406,7 +413,7 @@ static bool flat_traceback(ldxi_failure *f, const char *text, const char *tb, si
         if ((t = exception_type(q, (size_t)(end - q))) && q + t < end) break;
         t = 0;
     }
-    bool ignored = f->ignored_line && lineno - f->ignored_line <= 2;
+    bool ignored = announced_ignored(f, lineno);
     if (!t && !tb) return false; /* frames alone: open_headless reads them */
     if (!t) {
         ldxi_fail_block *o = open_header(f, text, tb, len, MODE_TRACEBACK, lineno);
@@ -456,7 +463,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     if ((p = find(text, n, TB))) {
         if (flat_traceback(f, text, p, len, n, lineno)) return;
         if ((o = open_header(f, text, p, len, MODE_TRACEBACK, lineno)))
-            o->ev.ignored = f->ignored_line && lineno - f->ignored_line <= 2;
+            o->ev.ignored = announced_ignored(f, lineno);
         return;
     }
     if (announces_quiet(text, n)) {

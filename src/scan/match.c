@@ -338,11 +338,7 @@ static void cut_plain(ldxi_batch *b)
                 n = ldx_strip_ansi(p, n, p);
                 esc = memchr(eol, 0x1b, (size_t)(end - eol));
             }
-            if (*p == '>') {
-                size_t q = ldxi_quote_len(p, n);
-                memmove(p, p + q, n - q);
-                n -= q;
-            }
+            if (*p == '>') n = ldxi_unquote(p, n);
             b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
             b->tl[nbl] = (ldxi_tline){(size_t)(p - b->buf), (uint32_t)nbl};
             b->busy[nbl] = (uint32_t)nbl;
@@ -395,11 +391,10 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
                 c.hash = ldxi_memo_template(p, n, t);
                 c.same = false;
             }
-            if (*p == '>' && n) { /* rare too: a quoted paste */
-                size_t q = ldxi_quote_len(p, n);
-                if (q) {
-                    memmove(p, p + q, n - q);
-                    n -= q;
+            if (*p == '>') { /* rare too: a quoted paste, read without its markers */
+                size_t m = ldxi_unquote(p, n);
+                if (m != n) {
+                    n = m;
                     c.hash = ldxi_memo_template(p, n, t);
                     c.same = false;
                 }

@@ -322,14 +322,18 @@ bool ldxi_batch_chunk(ldx_scanner *s, const ldxi_chunk *c);
  * how much; NULL when there is no memory for it. */
 char *ldxi_batch_read_room(ldx_scanner *s, size_t *cap);
 
-/* How many bytes of markdown quote markers ("> ", "> > ") start line p[0..n) (text.c). */
-size_t ldxi_quote_len(const char *p, size_t n);
 /* The chunk written there is queued; false when it could not be (nothing was, and the
  * room may be reused: the caller must copy the chunk out first). */
 bool ldxi_batch_placed(ldx_scanner *s, const ldxi_chunk *c);
 /* Scans the lines queued for the prefilter; ldx_scanner_flush() calls it before the
  * tail and the results. */
 void ldxi_scanner_flush(ldx_scanner *s);
+
+/* ---- text.c: line text ---- */
+/* How many bytes of markdown quote markers ("> ", "> > ") start line p[0..n) (text.c), and
+ * the line without them, in place: its new length. */
+size_t ldxi_quote_len(const char *p, size_t n);
+size_t ldxi_unquote(char *p, size_t n);
 
 /* ---- match.c ---- */
 /* Matches a batch on thread w: its lines cut, the prefilter, PCRE2; the results stay in

@@ -50,6 +50,13 @@ size_t ldxi_quote_len(const char *p, size_t n)
     return i;
 }
 
+size_t ldxi_unquote(char *p, size_t n)
+{
+    size_t q = ldxi_quote_len(p, n);
+    if (q) memmove(p, p + q, n - q);
+    return n - q;
+}
+
 /* Length of a valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
