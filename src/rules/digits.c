@@ -18,6 +18,13 @@
  *   other line of the template, at the same offsets, captures included. Its result is
  *   remembered per template; any other pattern runs on each line the prefilter hands it.
  *
+ * - a line's *collapsed template* (every run of digits written as one '0') is shared by
+ *   lines whose numbers differ in length too (`step 9`, `step 10`): a third database, of
+ *   every pattern widened further so that each part that can take a digit may also take
+ *   none (a run of any length is one '0', and the parts that read it share that one),
+ *   says which signals may match any line of a collapsed template; the memo runs those
+ *   on each such line, and a collapsed template none of them matches is quiet.
+ *
  * Both walk the pattern's syntax and give up (not blind, no widened expression) on
  * whatever they do not fully understand: back references, conditionals, recursion,
  * \p properties, verbs, (?x). */
@@ -38,6 +45,7 @@ typedef struct {
     size_t len, cap;
     bool blind; /* nothing seen yet tells digits apart */
     bool fail;  /* something seen that this cannot rewrite or vouch for */
+    bool collapse; /* widening for collapsed templates (ldxi_re_collapse_digits) */
 } walker;
 
 void ldxi_digits_template(const char *src, size_t n, char *dst)
@@ -46,6 +54,19 @@ void ldxi_digits_template(const char *src, size_t n, char *dst)
         unsigned char c = (unsigned char)src[i];
         dst[i] = (char)((unsigned)(c - '0') < 10u ? '0' : c);
     }
+}
+
+size_t ldxi_digits_collapse(const char *src, size_t n, char *dst)
+{
+    size_t k = 0;
+    bool run = false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        bool d = (unsigned)(c - '0') < 10u;
+        if (!(d && run)) dst[k++] = d ? '0' : (char)c;
+        run = d;
+    }
+    return k;
 }
 
 static void put(walker *w, const char *s, size_t k)
@@ -64,6 +85,48 @@ static void give_up(walker *w)
 {
     w->fail = true;
     w->blind = false;
+}
+
+/* Collapsed templates: the atom just written (at w->out[mark..]) can take a digit, so
+ * it may take none too. The quantifier at p[i] after it, if any, loses its minimum
+ * ({2,5} -> {0,5}, + -> *), or '?' is added. Returns where the walk goes on. */
+static size_t relax(walker *w, size_t i)
+{
+    const char *p = w->p;
+    size_t n = w->n;
+    if (i < n && (p[i] == '?' || p[i] == '*' || p[i] == '+')) {
+        put(w, p[i] == '+' ? "*" : p + i, 1);
+        i++;
+    } else if (i < n && p[i] == '{') {
+        size_t k = i + 1, d0 = k;
+        while (k < n && p[k] >= '0' && p[k] <= '9') k++;
+        bool quant = k > d0;
+        size_t hi0 = k, hi1 = k;
+        bool comma = quant && k < n && p[k] == ',';
+        if (comma) {
+            hi0 = ++k;
+            while (k < n && p[k] >= '0' && p[k] <= '9') k++;
+            hi1 = k;
+        }
+        if (!(quant && k < n && p[k] == '}')) {
+            put(w, "?", 1); /* a literal brace follows */
+            return i;
+        }
+        put(w, "{0,", 3);
+        if (comma) put(w, p + hi0, hi1 - hi0);
+        else put(w, p + d0, hi0 - d0);
+        put(w, "}", 1);
+        i = k + 1;
+    } else {
+        put(w, "?", 1);
+        return i;
+    }
+    if (i < n && p[i] == '+') return i + 1; /* possessive: greedy takes more */
+    if (i < n && p[i] == '?') { /* lazy */
+        put(w, "?", 1);
+        i++;
+    }
+    return i;
 }
 
 static uint16_t digit_bit(int c) { return c >= '0' && c <= '9' ? (uint16_t)(1u << (c - '0')) : 0; }
@@ -244,7 +307,7 @@ static size_t klass(walker *w, size_t i)
         put(w, p + i, j + 1 - i);
         put(w, "|0)", 3);
     }
-    return j + 1;
+    return w->collapse && mask ? relax(w, j + 1) : j + 1;
 }
 
 static size_t escape(walker *w, size_t i)
@@ -257,7 +320,7 @@ static size_t escape(walker *w, size_t i)
         for (; k < w->n && !(p[k] == '\\' && k + 1 < w->n && p[k + 1] == 'E'); k++) {
             if (p[k] >= '0' && p[k] <= '9') {
                 w->blind = false;
-                put(w, "0", 1);
+                put(w, w->collapse ? "\\E0?\\Q" : "0", w->collapse ? 6 : 1);
             } else {
                 put(w, p + k, 1);
             }
@@ -271,8 +334,12 @@ static size_t escape(walker *w, size_t i)
             give_up(w);
             return w->n;
         }
+        if (w->collapse && e == 'B') { /* inside a run of digits, which collapses */
+            put(w, "(?:)", 4);
+            return i + 2;
+        }
         put(w, p + i, 2);
-        return i + 2;
+        return w->collapse && escape_set(e) > 0 ? relax(w, i + 2) : i + 2;
     }
     size_t end;
     int c = escape_char(p, w->n, i, &end);
@@ -283,9 +350,9 @@ static size_t escape(walker *w, size_t i)
     if (c >= '0' && c <= '9') {
         w->blind = false;
         put(w, "0", 1);
-    } else {
-        put(w, p + i, end - i);
+        return w->collapse ? relax(w, end) : end;
     }
+    put(w, p + i, end - i);
     return end;
 }
 
@@ -303,7 +370,8 @@ static size_t brace(walker *w, size_t i)
     }
     if (quant && k < w->n && p[k] == '}') {
         put(w, p + i, k + 1 - i);
-        return k + 1;
+        /* possessive, made greedy (which matches more) */
+        return w->collapse && k + 1 < w->n && p[k + 1] == '+' ? k + 2 : k + 1;
     }
     put(w, "{", 1);
     return i + 1;
@@ -316,7 +384,7 @@ static size_t group(walker *w, size_t i, int depth)
 {
     const char *p = w->p;
     size_t n = w->n, body;
-    bool negative = false;
+    bool negative = false, look = false;
     if (depth >= MAX_DEPTH || i + 1 >= n || p[i + 1] == '*') { /* (*VERB) */
         give_up(w);
         return n;
@@ -330,14 +398,28 @@ static size_t group(walker *w, size_t i, int depth)
             while (k < n && p[k] != ')') k++;
             return k < n ? k + 1 : n;
         }
+        if (c == '>' && w->collapse) {
+            /* atomic: what it holds on to differs in a collapsed line; a plain group
+             * matches wherever it does, and more */
+            put(w, "(?:", 3);
+            size_t e = sequence(w, i + 3, depth + 1);
+            if (e >= n) {
+                give_up(w);
+                return n;
+            }
+            put(w, ")", 1);
+            return e + 1;
+        }
         if (c == ':' || c == '|' || c == '>' || c == '=') {
             body = i + 3;
+            look = c == '=';
         } else if (c == '!') {
             body = i + 3;
             negative = true;
         } else if (c == '<' && (c3 == '=' || c3 == '!')) {
             body = i + 4;
             negative = c3 == '!';
+            look = true;
         } else if (c == '<' || c == '\'' || (c == 'P' && c3 == '<')) { /* a named group */
             char close = c == '\'' ? '\'' : '>';
             size_t k = i + (c == 'P' ? 4 : 3);
@@ -363,11 +445,24 @@ static size_t group(walker *w, size_t i, int depth)
             body = k + 1;
         }
     }
+    if (w->collapse && (look || negative)) {
+        /* a lookaround looks at a place, and places inside a run of digits collapse:
+         * dropped (a group that always matches, keeping a quantifier in place) */
+        walker sub = {p, n, NULL, 0, 0, true, false, true};
+        size_t e = sequence(&sub, body, depth + 1);
+        if (sub.fail || e >= n) {
+            give_up(w);
+            return n;
+        }
+        if (!sub.blind) w->blind = false;
+        put(w, "(?:)", 4);
+        return e + 1;
+    }
     if (negative) {
         /* what it looks at is analysed on its own: kept whole if it cannot tell digits
          * apart; dropped otherwise (an empty group keeps a quantifier after it in
          * place), since widening what must not match would narrow the whole */
-        walker sub = {p, n, NULL, 0, 0, true, false};
+        walker sub = {p, n, NULL, 0, 0, true, false, false};
         size_t e = sequence(&sub, body, depth + 1);
         if (sub.fail || e >= n) {
             give_up(w);
@@ -409,7 +504,13 @@ static size_t sequence(walker *w, size_t i, int depth)
         } else if (c >= '0' && c <= '9') {
             w->blind = false;
             put(w, "0", 1);
-            i++;
+            i = w->collapse ? relax(w, i + 1) : i + 1;
+        } else if (c == '.' && w->collapse) {
+            put(w, ".", 1);
+            i = relax(w, i + 1);
+        } else if (w->collapse && (c == '+' || c == '?' || c == '*') && i + 1 < w->n && p[i + 1] == '+') {
+            put(w, p + i, 1); /* possessive, made greedy (which matches more) */
+            i += 2;
         } else {
             put(w, p + i, 1);
             i++;
@@ -426,14 +527,14 @@ static void walk(walker *w)
 
 bool ldxi_re_digit_blind(const char *pattern)
 {
-    walker w = {pattern, strlen(pattern), NULL, 0, 0, true, false};
+    walker w = {pattern, strlen(pattern), NULL, 0, 0, true, false, false};
     walk(&w);
     return w.blind && !w.fail;
 }
 
-char *ldxi_re_widen_digits(const char *expr)
+static char *widen(const char *expr, bool collapse)
 {
-    walker w = {expr, strlen(expr), NULL, 0, 0, true, false};
+    walker w = {expr, strlen(expr), NULL, 0, 0, true, false, collapse};
     if (ldxi_grow((void **)&w.out, &w.cap, 1, 1) != LDX_OK) return NULL;
     w.out[0] = '\0';
     walk(&w);
@@ -443,3 +544,7 @@ char *ldxi_re_widen_digits(const char *expr)
     }
     return w.out;
 }
+
+char *ldxi_re_widen_digits(const char *expr) { return widen(expr, false); }
+
+char *ldxi_re_collapse_digits(const char *expr) { return widen(expr, true); }

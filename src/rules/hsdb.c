@@ -160,16 +160,36 @@ static bool give_up(ldxi_hsdb *h, uint32_t g)
     return ok;
 }
 
+static bool add_calways(ldxi_hsdb *h, uint32_t g)
+{
+    uint32_t *v = realloc(h->calways, (h->ncalways + 1) * sizeof(uint32_t));
+    if (!v) return false;
+    h->calways = v;
+    h->calways[h->ncalways++] = g;
+    return true;
+}
+
+/* A signal a database of this mode cannot take: one the collapsed database gives up
+ * may match a line of any collapsed template; any other is matched on every line. */
+static bool give_up_in(ldxi_hsdb *h, uint32_t g, int mode)
+{
+    if (mode != LDXI_HS_COLLAPSED) return give_up(h, g);
+    bool ok = true;
+    for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) ok = add_calways(h, g) && ok;
+    return ok;
+}
+
 /* Compiles ent[0..*pn) (the entries of signals gs, ids their positions) and the specials
- * when asked (ids from *pn on) into *out (NULL when there is nothing to compile). An
- * entry Vectorscan refuses is given as its pattern's required literals (widened too,
- * for a template database); one it refuses that way too, or gets wrong on the rules'
- * examples, moves to the always list (PCRE2 on every line), one at a time. False on an
- * error that is no entry's (or out of memory). */
+ * spx[] when given (ids from *pn on) into *out (NULL when there is nothing to compile),
+ * for the lines mode says (LDXI_HS_*). An entry Vectorscan refuses is given as its
+ * pattern's required literals (widened too, for templates); one it refuses that way
+ * too, or gets wrong on the rules' examples, is given up (give_up_in), one at a time.
+ * False on an error that is no entry's (or out of memory). */
 static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry *ent, size_t *pn,
-                       bool with_specials, bool templates, hs_database_t **out,
+                       const char *const *spx, int mode, hs_database_t **out,
                        struct ldx_msgs *msgs)
 {
+    bool with_specials = spx != NULL;
     size_t n = *pn, cap = n + LDXI_HS_NSPECIAL;
     const char **exprs = calloc(cap, sizeof(char *));
     unsigned *flags = calloc(cap, sizeof(unsigned));
@@ -187,8 +207,8 @@ static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry
             m++;
         }
         for (size_t sp = 0; with_specials && sp < LDXI_HS_NSPECIAL; sp++) {
-            exprs[m] = specials[sp];
-            flags[m] = HS_FLAG_MULTILINE;
+            exprs[m] = spx[sp];
+            flags[m] = HS_FLAG_MULTILINE | (mode == LDXI_HS_COLLAPSED ? HS_FLAG_ALLOWEMPTY : 0);
             ids[m] = (unsigned)(n + sp);
             m++;
         }
@@ -196,11 +216,11 @@ static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry
         hs_compile_error_t *err = NULL;
         if (hs_compile_multi(exprs, flags, ids, (unsigned)m, HS_MODE_BLOCK, &portable, &db, &err) ==
             HS_SUCCESS) {
-            long missed = ldxi_hsdb_verify(rs, h, db, gs, n, templates);
+            long missed = ldxi_hsdb_verify(rs, h, db, gs, n, mode);
             if (missed < 0) break;
             hs_free_database(db);
             db = NULL;
-            ok = give_up(h, gs[missed]);
+            ok = give_up_in(h, gs[missed], mode);
             drop(gs, ent, n--, (size_t)missed);
             continue;
         }
@@ -220,18 +240,19 @@ static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry
             const ldx_signal_info *si = signal_of(rs, h, gs[x]);
             bool ci = false;
             char *lits = ldxi_literal_set(si->pattern, &ci);
-            if (lits && templates) {
-                char *wide = ldxi_re_widen_digits(lits);
+            if (lits && mode != LDXI_HS_LINES) {
+                char *wide = mode == LDXI_HS_TEMPLATES ? ldxi_re_widen_digits(lits) : ldxi_re_collapse_digits(lits);
                 free(lits);
                 lits = wide;
             }
             if (lits) {
                 free(ent[x].expr);
-                ent[x] = (ldxi_hsentry){lits, true, ci};
+                /* a collapsed literal may take nothing for its digits: a pattern */
+                ent[x] = (ldxi_hsentry){lits, mode != LDXI_HS_COLLAPSED, ci};
                 continue;
             }
         }
-        ok = give_up(h, gs[x]);
+        ok = give_up_in(h, gs[x], mode);
         drop(gs, ent, n--, x);
     }
     free(exprs);
@@ -244,6 +265,50 @@ static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry
     *pn = n;
     *out = db;
     return ok;
+}
+
+/* The collapsed database of a part whose database has the entries ent[0..n) of signals
+ * gs (and the specials when with_specials): each entry widened for collapsed templates
+ * (digits.c), ids mapped by *cmap (nsig + LDXI_HS_* for the specials), *nids of them.
+ * A signal with no collapsed form is given up to h->calways; *out stays NULL (the
+ * collapsed memo is off) when the specials have none or it does not compile. */
+static void collapsed_db(ldx_ruleset *rs, ldxi_hsdb *h, const uint32_t *gs, const ldxi_hsentry *ent,
+                         size_t n, bool with_specials, hs_database_t **out, uint32_t **cmap,
+                         size_t *nids, struct ldx_msgs *msgs)
+{
+    ldxi_hsentry *cent = calloc(n ? n : 1, sizeof(ldxi_hsentry));
+    uint32_t *cg = calloc(n + LDXI_HS_NSPECIAL, sizeof(uint32_t));
+    char *csp[LDXI_HS_NSPECIAL] = {0};
+    bool ok = cent && cg;
+    for (size_t sp = 0; ok && with_specials && sp < LDXI_HS_NSPECIAL; sp++)
+        ok = (csp[sp] = ldxi_re_collapse_digits(specials[sp])) != NULL;
+    size_t nc = 0;
+    for (size_t x = 0; ok && x < n; x++) {
+        const ldx_signal_info *si = signal_of(rs, h, gs[x]);
+        char *wide = ldxi_re_collapse_digits(ent[x].expr ? ent[x].expr : si->pattern);
+        if (!wide) {
+            ok = give_up_in(h, gs[x], LDXI_HS_COLLAPSED);
+            continue;
+        }
+        cg[nc] = gs[x];
+        cent[nc++] = (ldxi_hsentry){wide, false, ent[x].caseless};
+    }
+    hs_database_t *cdb = NULL;
+    if (ok && !compile_db(rs, h, cg, cent, &nc, with_specials ? (const char *const *)csp : NULL,
+                          LDXI_HS_COLLAPSED, &cdb, msgs))
+        cdb = NULL;
+    for (size_t x = 0; cent && x < nc; x++) free(cent[x].expr);
+    free(cent);
+    for (size_t sp = 0; sp < LDXI_HS_NSPECIAL; sp++) free(csp[sp]);
+    if (!cdb) {
+        free(cg);
+        return;
+    }
+    for (size_t sp = 0; sp < LDXI_HS_NSPECIAL; sp++)
+        cg[nc + sp] = with_specials ? h->nsig + (uint32_t)sp : LDXI_HS_IGNORE;
+    *out = cdb;
+    *cmap = cg;
+    *nids = nc + LDXI_HS_NSPECIAL;
 }
 
 /* Compiles the signals gs[0..n) (ruleset order) into a new part, with the specials
@@ -260,7 +325,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     bool ok = ent && tent && tg;
     for (size_t x = 0; ok && x < n; x++) ent[x] = ldxi_hsentry_for(rs, h, gs[x]);
     hs_database_t *db = NULL, *tdb = NULL;
-    ok = ok && compile_db(rs, h, gs, ent, &n, with_specials, false, &db, msgs);
+    ok = ok && compile_db(rs, h, gs, ent, &n, with_specials ? specials : NULL, LDXI_HS_LINES, &db, msgs);
     size_t nt = 0;
     for (size_t x = 0; ok && db && x < n; x++) {
         const ldx_signal_info *si = signal_of(rs, h, gs[x]);
@@ -273,15 +338,20 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         tg[nt] = gs[x];
         tent[nt++] = (ldxi_hsentry){wide, ent[x].literal, ent[x].caseless};
     }
-    if (ok && nt && !compile_db(rs, h, tg, tent, &nt, false, true, &tdb, msgs)) {
+    if (ok && nt && !compile_db(rs, h, tg, tent, &nt, NULL, LDXI_HS_TEMPLATES, &tdb, msgs)) {
         /* none of them, then: they run on every line */
         for (size_t x = 0; x < nt; x++) ok = give_up(h, tg[x]) && ok;
         nt = 0;
     }
-    for (size_t x = 0; ent && x < n; x++) free(ent[x].expr);
     for (size_t x = 0; tent && x < nt; x++) free(tent[x].expr);
-    free(ent);
     free(tent);
+    /* the collapsed database: every entry of db, and the specials, widened again */
+    uint32_t *cg = NULL;
+    size_t nc = 0;
+    hs_database_t *cdb = NULL;
+    if (ok && db) collapsed_db(rs, h, gs, ent, n, with_specials, &cdb, &cg, &nc, msgs);
+    for (size_t x = 0; ent && x < n; x++) free(ent[x].expr);
+    free(ent);
     ldxi_hspart *p = &h->part[h->nparts];
     if (ok && db) {
         p->map = calloc(n + LDXI_HS_NSPECIAL, sizeof(uint32_t));
@@ -290,7 +360,9 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     if (!ok || !db) {
         if (db) hs_free_database(db);
         if (tdb) hs_free_database(tdb);
+        if (cdb) hs_free_database(cdb);
         free(tg);
+        free(cg);
         return ok; /* true: nothing to put in a database */
     }
     for (size_t x = 0; x < n; x++) p->map[x] = gs[x];
@@ -304,16 +376,24 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     p->ntids = tdb ? (uint32_t)nt : 0;
     p->tmapped = 0;
     if (!tdb) free(tg);
+    p->cdb = cdb;
+    p->cmap = cdb ? cg : NULL;
+    p->ncids = cdb ? (uint32_t)nc : 0;
+    p->cmapped = 0;
+    if (!cdb) free(cg);
     h->nparts++;
     return true;
 }
 
-/* Embedded layout: "LDX5", entry count (u32), entries, the database (its length as a
+/* Embedded layout: "LDX6", entry count (u32), entries, the database (its length as a
  * u64, then its bytes); then the template database: its entry count (u32), entries, and
- * the database likewise (length 0: none). An entry is kind (u8: 0 in the database, 1
- * always, 2 special; template entries have none), pattern hash (u64), then rule id and
- * signal name as NUL-terminated strings (for a special: its index as text). Entry i of
- * kind 0 or 2 is database id i, in order, as template entry i is template id i. */
+ * the database likewise (length 0: none); then the collapsed database the same way, its
+ * entries with kinds (0 or 2) like the first's, and after it the count (u32) and
+ * entries of the signals given up to calways. An entry is kind (u8: 0 in the database,
+ * 1 always, 2 special; template and calways entries have none), pattern hash (u64),
+ * then rule id and signal name as NUL-terminated strings (for a special: its index as
+ * text). Entry i of kind 0 or 2 is database id i, in order, as template entry i is
+ * template id i. */
 static const unsigned char *take(const unsigned char *p, const unsigned char *end, size_t n)
 {
     return (size_t)(end - p) >= n ? p + n : NULL;
@@ -448,7 +528,7 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
                       const unsigned char *bytes, size_t len)
 {
     const unsigned char *p = bytes, *end = p + len;
-    if (len < 8 || memcmp(p, "LDX5", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
+    if (len < 8 || memcmp(p, "LDX6", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
         return false;
     bool *was = malloc(h->nsig ? h->nsig : 1);
     uint32_t n, tn = 0;
@@ -461,7 +541,7 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         return false;
     }
     memcpy(was, covered, h->nsig);
-    size_t nalways = h->nalways;
+    size_t nalways = h->nalways, ncalways = h->ncalways;
     uint32_t nids = 0;
     bool ok = true;
     for (uint32_t e = 0; e < n && ok; e++) {
@@ -517,15 +597,67 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         tmap[e] = g >= 0 ? (uint32_t)g : LDXI_HS_IGNORE;
     }
     const unsigned char *tdbp = tmap ? take_bytes(&p, end, &tdblen) : NULL;
-    size_t mapped = 0, tmapped = 0;
-    hs_database_t *db = tdbp ? load_db(dbp, dblen, &mapped) : NULL;
+    /* the collapsed database: its ids (signals by pattern, specials by index), its
+     * bytes, then the signals given up to calways */
+    uint32_t cn = 0, cids = 0, *cmap = NULL;
+    size_t cdblen = 0;
+    const unsigned char *cdbp = NULL;
+    q = tdbp ? take(p, end, 4) : NULL;
+    if (q) {
+        memcpy(&cn, p, 4);
+        p = q;
+        cmap = calloc(cn ? cn : 1, sizeof(uint32_t));
+    }
+    for (uint32_t e = 0; cmap && e < cn; e++) {
+        q = take(p, end, 9);
+        uint64_t hash = 0;
+        unsigned char kind = q ? p[0] : 0;
+        if (q) memcpy(&hash, p + 1, 8);
+        const char *rid = q ? take_str(&q, end) : NULL, *sname = rid ? take_str(&q, end) : NULL;
+        if (!sname) {
+            free(cmap);
+            cmap = NULL;
+            break;
+        }
+        p = q;
+        long g = kind == 2 ? -1 : find_hash(by_hash, h->nsig, hash);
+        cmap[cids++] = kind == 2 ? h->nsig + (uint32_t)atoi(sname) : g >= 0 ? (uint32_t)g : LDXI_HS_IGNORE;
+    }
+    cdbp = cmap ? take_bytes(&p, end, &cdblen) : NULL;
+    q = cdbp ? take(p, end, 4) : NULL;
+    uint32_t can = 0;
+    bool cok = q != NULL;
+    if (q) {
+        memcpy(&can, p, 4);
+        p = q;
+    }
+    for (uint32_t e = 0; cok && e < can; e++) {
+        uint64_t hash;
+        q = take(p, end, 8);
+        if (q) memcpy(&hash, p, 8);
+        const char *rid = q ? take_str(&q, end) : NULL, *sname = rid ? take_str(&q, end) : NULL;
+        if (!sname) {
+            cok = false;
+            break;
+        }
+        p = q;
+        long g = find_hash(by_hash, h->nsig, hash);
+        for (uint32_t x = (uint32_t)g; g >= 0 && x != LDXI_HS_IGNORE; x = h->same_next[x])
+            if (!add_calways(h, x)) cok = false;
+    }
+    size_t mapped = 0, tmapped = 0, cmapped = 0;
+    hs_database_t *db = cok ? load_db(dbp, dblen, &mapped) : NULL;
     hs_database_t *tdb = db && tn ? load_db(tdbp, tdblen, &tmapped) : NULL;
-    if (!db || (tn && !tdb)) {
+    hs_database_t *cdb = db && cn && cdblen ? load_db(cdbp, cdblen, &cmapped) : NULL;
+    if (!db || (tn && !tdb) || (cn && cdblen && !cdb)) {
         if (db) free_db(db, mapped);
+        if (tdb) free_db(tdb, tmapped);
         free(map);
         free(tmap);
+        free(cmap);
         memcpy(covered, was, h->nsig);
         h->nalways = nalways;
+        h->ncalways = ncalways;
         free(was);
         return false;
     }
@@ -534,12 +666,17 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         free(tmap);
         tmap = NULL;
     }
-    h->part[h->nparts++] = (ldxi_hspart){db, map, nids, mapped, tdb, tmap, tdb ? tn : 0, tmapped};
+    if (!cdb) {
+        free(cmap);
+        cmap = NULL;
+    }
+    h->part[h->nparts++] = (ldxi_hspart){db, map, nids, mapped, tdb, tmap, tdb ? tn : 0, tmapped,
+                                         cdb, cmap, cdb ? cids : 0, cmapped};
     return true;
 }
 
 static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi_hspart *part,
-                           size_t a0, size_t a1, char **out, size_t *outlen);
+                           size_t a0, size_t a1, size_t c0, size_t c1, char **out, size_t *outlen);
 
 /* What a run-time database depends on: this logdx (how it gives patterns to
  * Vectorscan), Vectorscan's version, each pattern with its flags, the specials, and the
@@ -548,7 +685,7 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
 static uint64_t cache_key(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint32_t *gs,
                           size_t n, bool with_specials)
 {
-    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-4 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
+    uint64_t k = fnv(1469598103934665603ULL, "ldx-hsdb-5 " LDX_VERSION " ", 12 + strlen(LDX_VERSION));
     const char *v = hs_version();
     k = fnv(k, v, strlen(v));
     k = fnv(k, with_specials ? "S" : "-", 1);
@@ -592,6 +729,8 @@ static void free_part(ldxi_hspart *p)
     free(p->map);
     if (p->tdb) free_db(p->tdb, p->tmapped);
     free(p->tmap);
+    if (p->cdb) free_db(p->cdb, p->cmapped);
+    free(p->cmap);
     memset(p, 0, sizeof *p);
 }
 
@@ -620,6 +759,35 @@ static bool digit_blindness(const ldx_ruleset *rs, ldxi_hsdb *h)
         if (h->blind[g]) continue;
         h->wide[g].pattern = ldxi_re_widen_digits(si->pattern); /* NULL: none */
         h->wide[g].options = rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig].options;
+    }
+    return true;
+}
+
+static void sort_unique(uint32_t *v, size_t *n)
+{
+    if (*n < 2) return;
+    qsort(v, *n, sizeof(uint32_t), cmp_u32);
+    size_t w = 1;
+    for (size_t r = 1; r < *n; r++)
+        if (v[r] != v[w - 1]) v[w++] = v[r];
+    *n = w;
+}
+
+/* The collapsed widenings of the signals no collapsed database serves (always[] and
+ * calways[]), with which the memo asks a collapsed template about them. */
+static bool collapsed_wide(const ldx_ruleset *rs, ldxi_hsdb *h)
+{
+    h->cwide = calloc(h->nsig ? h->nsig : 1, sizeof(ldxi_sigc));
+    if (!h->cwide) return false;
+    for (int list = 0; list < 2; list++) {
+        const uint32_t *v = list ? h->calways : h->always;
+        size_t n = list ? h->ncalways : h->nalways;
+        for (size_t i = 0; i < n; i++) {
+            uint32_t g = v[i];
+            if (h->cwide[g].pattern) continue;
+            h->cwide[g].pattern = ldxi_re_collapse_digits(signal_of(rs, h, g)->pattern); /* NULL: none */
+            h->cwide[g].options = rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig].options;
+        }
     }
     return true;
 }
@@ -694,6 +862,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
          * rest, once, and cached */
         free_part(&h->part[--h->nparts]);
         h->nalways = na0;
+        h->ncalways = 0;
         memset(covered, 0, h->nsig);
         embedded = false;
     }
@@ -720,7 +889,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         size_t len = 0;
         unsigned char *blob = cache ? ldxi_hscache_read(path, &len) : NULL;
         memset(covered, 0, h->nsig); /* from_blob covers only what the blob names */
-        size_t na = h->nalways;
+        size_t na = h->nalways, nca = h->ncalways;
         bool loaded = blob && from_blob(h, covered, by_hash, blob, len);
         bool hit = loaded && all_covered(covered, gs, cnt);
         free(blob);
@@ -728,13 +897,14 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
             if (loaded) { /* but not for these signals: a stale file */
                 free_part(&h->part[--h->nparts]);
                 h->nalways = na;
+                h->ncalways = nca;
             }
-            size_t a0 = h->nalways;
+            size_t a0 = h->nalways, c0 = h->ncalways;
             int before = h->nparts;
             ok = compile_part(rs, h, gs, cnt, with_sp, msgs);
             char *bytes = NULL;
             if (ok && cache && h->nparts > before &&
-                serialize_part(rs, h, &h->part[h->nparts - 1], a0, h->nalways, &bytes, &len))
+                serialize_part(rs, h, &h->part[h->nparts - 1], a0, h->nalways, c0, h->ncalways, &bytes, &len))
                 ldxi_hscache_write(path, bytes, len);
             free(bytes);
         }
@@ -744,13 +914,11 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     free(covered);
     free(rest);
     if (!ok) goto fail;
-    if (h->nalways > 1) {
-        qsort(h->always, h->nalways, sizeof(uint32_t), cmp_u32);
-        size_t w = 1;
-        for (size_t r = 1; r < h->nalways; r++)
-            if (h->always[r] != h->always[w - 1]) h->always[w++] = h->always[r];
-        h->nalways = w;
-    }
+    sort_unique(h->always, &h->nalways);
+    sort_unique(h->calways, &h->ncalways);
+    h->collapsed = h->nparts > 0;
+    for (int i = 0; i < h->nparts; i++) h->collapsed = h->collapsed && h->part[i].cdb;
+    if (h->collapsed && !collapsed_wide(rs, h)) goto fail;
     free(base);
     rs->hs = h;
     return;
@@ -772,6 +940,12 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
         free((char *)h->wide[g].pattern);
     }
     free(h->wide);
+    for (uint32_t g = 0; h->cwide && g < h->nsig; g++) {
+        pcre2_code_free(h->cwide[g].code);
+        free((char *)h->cwide[g].pattern);
+    }
+    free(h->cwide);
+    free(h->calways);
     free(h->blind);
     free(h->twin_of);
     free(h->has_twins);
@@ -800,47 +974,55 @@ static bool put_signal(ldx_buf *b, const ldx_ruleset *rs, const ldxi_hsdb *h, ui
 /* A part as a blob for from_blob(): its database ids, in order, then the signals of
  * always[a0..a1) (those its compilation gave up on), then the database; then the
  * template database's ids and the template database. */
-static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi_hspart *part,
-                           size_t a0, size_t a1, char **out, size_t *outlen)
+/* An id of a database and what it stands for: kind (0 a signal, 2 a special), then
+ * put_signal's fields (a special: no hash, no rule, its index as the name). */
+static bool put_id(ldx_buf *b, const ldx_ruleset *rs, const ldxi_hsdb *h, uint32_t g)
 {
-    char *bytes = NULL, *tbytes = NULL;
-    size_t n = 0, tn = 0;
+    unsigned char kind = g != LDXI_HS_IGNORE && g >= h->nsig ? 2 : 0;
+    if (!put(b, &kind, 1)) return false;
+    if (kind == 0) return put_signal(b, rs, h, g);
+    char sname[32];
+    uint64_t hash = 0;
+    snprintf(sname, sizeof sname, "%u", g - h->nsig);
+    return put(b, &hash, 8) && put(b, "", 1) && put(b, sname, strlen(sname) + 1);
+}
+
+static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi_hspart *part,
+                           size_t a0, size_t a1, size_t c0, size_t c1, char **out, size_t *outlen)
+{
+    char *bytes = NULL, *tbytes = NULL, *cbytes = NULL;
+    size_t n = 0, tn = 0, cn = 0;
     if (hs_serialize_database(part->db, &bytes, &n) != HS_SUCCESS) return false;
-    if (part->tdb && hs_serialize_database(part->tdb, &tbytes, &tn) != HS_SUCCESS) {
+    if ((part->tdb && hs_serialize_database(part->tdb, &tbytes, &tn) != HS_SUCCESS) ||
+        (part->cdb && hs_serialize_database(part->cdb, &cbytes, &cn) != HS_SUCCESS)) {
         free(bytes);
+        free(tbytes);
         return false;
     }
     ldx_buf b;
     ldxi_buf_init(&b, SIZE_MAX);
     uint32_t count = part->nids + (uint32_t)(a1 - a0);
-    bool ok = put(&b, "LDX5", 4) && put(&b, &count, 4);
+    bool ok = put(&b, "LDX6", 4) && put(&b, &count, 4);
     for (uint32_t id = 0; ok && id < count; id++) {
-        unsigned char kind;
-        uint32_t g;
         if (id < part->nids) {
-            g = part->map[id];
-            kind = g == LDXI_HS_IGNORE ? 0 : g >= h->nsig ? 2 : 0;
+            ok = put_id(&b, rs, h, part->map[id]);
         } else {
-            g = h->always[a0 + id - part->nids];
-            kind = 1;
-        }
-        ok = put(&b, &kind, 1);
-        if (kind == 2) {
-            char sname[32];
-            uint64_t hash = 0;
-            snprintf(sname, sizeof sname, "%u", g - h->nsig);
-            ok = ok && put(&b, &hash, 8) && put(&b, "", 1) && put(&b, sname, strlen(sname) + 1);
-        } else {
-            ok = ok && put_signal(&b, rs, h, g);
+            unsigned char kind = 1;
+            ok = put(&b, &kind, 1) && put_signal(&b, rs, h, h->always[a0 + id - part->nids]);
         }
     }
-    uint64_t len64 = n, tlen64 = tn;
-    uint32_t tcount = part->tdb ? part->ntids : 0;
+    uint64_t len64 = n, tlen64 = tn, clen64 = cn;
+    uint32_t tcount = part->tdb ? part->ntids : 0, ccount = part->cdb ? part->ncids : 0;
+    uint32_t cacount = (uint32_t)(c1 - c0);
     ok = ok && put(&b, &len64, 8) && put(&b, bytes, n) && put(&b, &tcount, 4);
     for (uint32_t id = 0; ok && id < tcount; id++) ok = put_signal(&b, rs, h, part->tmap[id]);
-    ok = ok && put(&b, &tlen64, 8) && (!tn || put(&b, tbytes, tn));
+    ok = ok && put(&b, &tlen64, 8) && (!tn || put(&b, tbytes, tn)) && put(&b, &ccount, 4);
+    for (uint32_t id = 0; ok && id < ccount; id++) ok = put_id(&b, rs, h, part->cmap[id]);
+    ok = ok && put(&b, &clen64, 8) && (!cn || put(&b, cbytes, cn)) && put(&b, &cacount, 4);
+    for (size_t i = c0; ok && i < c1; i++) ok = put_signal(&b, rs, h, h->calways[i]);
     free(bytes);
     free(tbytes);
+    free(cbytes);
     if (!ok) {
         ldxi_buf_free(&b);
         return false;
@@ -854,7 +1036,7 @@ bool ldxi_hsdb_serialize(const ldx_ruleset *rs, char **out, size_t *outlen)
 {
     const ldxi_hsdb *h = rs->hs;
     if (!h || h->nparts != 1 || h->embedded) return false;
-    return serialize_part(rs, h, &h->part[0], 0, h->nalways, out, outlen);
+    return serialize_part(rs, h, &h->part[0], 0, h->nalways, 0, h->ncalways, out, outlen);
 }
 
 #else /* PCRE2 alone: LOGDX_PREFILTER=OFF */

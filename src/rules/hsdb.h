@@ -43,7 +43,18 @@ typedef struct {
     uint32_t *tmap;  /* id -> g */
     uint32_t ntids;
     size_t tmapped;
+    /* The collapsed database: every signal of db (and the specials), widened for
+     * collapsed templates (digits.c), scanned over the collapsed template of a line
+     * the memo knows neither way, so that it knows which signals may match any line of
+     * that collapsed template. NULL when it could not be built. */
+    void *cdb;
+    uint32_t *cmap;  /* id -> g, or nsig + LDXI_HS_* */
+    uint32_t ncids;
+    size_t cmapped;
 } ldxi_hspart;
+
+/* Which lines a database scans, and so how its patterns are given (digits.c). */
+enum { LDXI_HS_LINES = 0, LDXI_HS_TEMPLATES, LDXI_HS_COLLAPSED };
 
 #define LDXI_HS_MAX_PARTS 32
 #define LDXI_HS_PART_SIGNALS 1500
@@ -68,6 +79,16 @@ typedef struct ldxi_hsdb {
      * by ldxi_sig_code() like the signals' own. The line memo reads them. */
     bool *blind;
     struct ldxi_sigc_s *wide;
+    /* Collapsed templates: the signals no collapsed database has (its widening failed),
+     * which may match a line of any collapsed template, ascending; cwide[g], the
+     * collapsed widening of each signal of always[] and of these (pattern NULL: none),
+     * with which the memo asks a collapsed template whether they may match its lines;
+     * collapsed: every part has its collapsed database (else the memo makes no
+     * collapsed templates). */
+    uint32_t *calways;
+    size_t ncalways;
+    struct ldxi_sigc_s *cwide;
+    bool collapsed;
     /* Twins (src/scan/twins.c): g -> the head whose recorded hits signal g's are, a
      * signal with the head's pattern, where and captures (LDXI_HS_IGNORE: none), and
      * whether g is such a head; both NULL when no signal has a twin. */
@@ -104,10 +125,11 @@ ldxi_hsentry ldxi_hsentry_for(const struct ldx_ruleset *rs, const ldxi_hsdb *h, 
 char *ldxi_hsentry_form(const char *pattern);
 /* Checks a compiled database (hs_database_t) of the signals gs[0..n) against their
  * rules' examples (hsverify.c): the position in gs of the first signal it gets wrong,
- * or -1. With templates, the database is one for templates (ldxi_hspart.tdb): it scans
- * the examples' templates and must report every line the patterns match. */
+ * or -1. mode (LDXI_HS_*) says what the database scans: the examples' lines, their
+ * templates (ldxi_hspart.tdb) or their collapsed templates (cdb); it must report every
+ * line the patterns match. */
 long ldxi_hsdb_verify(const struct ldx_ruleset *rs, const ldxi_hsdb *h, void *db,
-                      const uint32_t *gs, size_t n, bool templates);
+                      const uint32_t *gs, size_t n, int mode);
 /* The cache of run-time databases (hscache.c): the file for a key, false when there is
  * no cache; its bytes (malloc'd) or NULL; writing one (failures are silent). */
 bool ldxi_hscache_file(uint64_t key, char *out, size_t n);

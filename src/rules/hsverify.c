@@ -75,7 +75,7 @@ static int on_verify_batch(unsigned id, unsigned long long from, unsigned long l
 #define OTHER_LINES 8192
 
 long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, const uint32_t *gs,
-                      size_t n, bool templates)
+                      size_t n, int mode)
 {
     hs_database_t *db = vdb;
     hs_scratch_t *scratch = NULL;
@@ -111,9 +111,11 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
                 oom = true;
                 break;
             }
-            if (templates) ldxi_digits_template(p, len, text + tlen);
+            size_t tl = len;
+            if (mode == LDXI_HS_TEMPLATES) ldxi_digits_template(p, len, text + tlen);
+            else if (mode == LDXI_HS_COLLAPSED) tl = ldxi_digits_collapse(p, len, text + tlen);
             else memcpy(text + tlen, p, len);
-            ldxi_hs_scan(db, len ? text + tlen : "", (unsigned)len, scratch, on_verify, &vc);
+            ldxi_hs_scan(db, tl ? text + tlen : "", (unsigned)tl, scratch, on_verify, &vc);
             for (size_t x = a; x < b; x++) {
                 if (seen[x]) continue;
                 uint32_t k = h->refs[gs[x]].sig;
@@ -123,7 +125,7 @@ long ldxi_hsdb_verify(const ldx_ruleset *rs, const ldxi_hsdb *h, void *vdb, cons
                     break;
                 }
             }
-            tlen += len;
+            tlen += tl;
             text[tlen++] = '\n';
         }
         a = b;

@@ -159,6 +159,13 @@ bool ldxi_re_digit_blind(const char *pattern);
 /* An expression that matches the template of every line expr matches, malloc'd; NULL
  * for one this cannot rewrite (back references, conditionals, \p, (?x)). */
 char *ldxi_re_widen_digits(const char *expr);
+/* The collapsed template of src[0..n) (every run of digits written as one '0') in dst,
+ * its length returned; dst may be src. */
+size_t ldxi_digits_collapse(const char *src, size_t n, char *dst);
+/* An expression that matches the collapsed template of every line expr matches,
+ * malloc'd; NULL where ldxi_re_widen_digits gives none, and for atomic groups,
+ * possessive quantifiers and digits inside \Q...\E. Lookarounds and \B are dropped. */
+char *ldxi_re_collapse_digits(const char *expr);
 
 /* The lines of a rule's examples (match examples first): for (start; line(...);) gives
  * each line's text without its end, its length, and (line may be NULL) the line it

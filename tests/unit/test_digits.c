@@ -92,6 +92,47 @@ static void test_widen(void **state)
     widen_is("(?(1)a|b)", NULL);
 }
 
+static void collapse_is(const char *expr, const char *want)
+{
+    char *got = ldxi_re_collapse_digits(expr);
+    if (!want) {
+        if (got) fail_msg("%s: expected no rewrite, got %s", expr, got);
+        return;
+    }
+    if (!got) fail_msg("%s: expected %s, got none", expr, want);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_collapse(void **state)
+{
+    (void)state;
+    char buf[64];
+    const char *line = "step 10/200 loss 0.125 x9";
+    size_t n = ldxi_digits_collapse(line, strlen(line), buf);
+    assert_int_equal(n, strlen("step 0/0 loss 0.0 x0"));
+    assert_memory_equal(buf, "step 0/0 loss 0.0 x0", n);
+    collapse_is("Exit Code:\\s+137\\b", "Exit Code:\\s+0?0?0?\\b");
+    collapse_is("[1-9]\\d*", "(?:[1-9]|0)?\\d*");
+    collapse_is("\\d{2,5}\\.\\d+", "\\d{0,5}\\.\\d*");
+    collapse_is("\\d{3}x\\d{2,}?", "\\d{0,3}x\\d{0,}?");
+    collapse_is("a.{4}b\\w+", "a.{0,4}b\\w*");
+    collapse_is("[a-z]+\\s\\S", "[a-z]+\\s\\S?");
+    collapse_is("(?!-9\\b)-?\\d", "(?:)-?\\d?");
+    collapse_is("x(?=\\d)\\Bq", "x(?:)(?:)q");
+    collapse_is("(?<!\\d)\\d+", "(?:)\\d*");
+    collapse_is("a{2}", "a{2}");
+    collapse_is("\\d{2}{", "\\d{0,2}{");
+    collapse_is("\\x31", "0?");
+    collapse_is("\\Q1.5\\E", "\\Q\\E0?\\Q.\\E0?\\Q\\E");
+    collapse_is("\\Qa.b\\E\\d", "\\Qa.b\\E\\d?");
+    collapse_is("\\d++", "\\d*");
+    collapse_is("\\s*+x", "\\s*x");
+    collapse_is("a{2}+b", "a{2}b");
+    collapse_is("(?>\\d+)x", "(?:\\d*)x");
+    collapse_is("(\\d)\\1", NULL);
+}
+
 /* The two promises, checked with PCRE2 on many made-up lines: a widened expression
  * matches the template of every line the original matches, and a digit-blind pattern
  * matches a line and its template alike, at the same offsets. */
@@ -154,6 +195,37 @@ static void test_promises(void **state)
     }
 }
 
+/* The collapsed promise: a collapsed widening matches the collapsed template of every
+ * line the original matches (numbers of any length). */
+static void test_collapse_promise(void **state)
+{
+    (void)state;
+    static const char *const exprs[] = {
+        "code 1[37]",     "(?!-9\\b)-?\\d+", "[1-9]\\d*\\.\\d",   "x(?<!1)y",       "a[^05]b",
+        "\\d{2}:[0-5]",   "(?<n>\\d+)/\\d+",  "[a-c0-2]+1",       "\\b7\\b",         "(?=.*3)a",
+        "a\\d(?!0)",      "0x[0-9a-f]{2}",    "(?:ab|1b)+c",      "[^\\d]9",         "(?:ab|xb)+c\\d",
+        "(?<![.\\d])\\d+(?=/)", "\\d\\d\\.\\d{3}", "a.{3}b",          "\\w{4}",          "\\B\\d\\b",
+        "(?:\\d,){2}x",    "[0-9]{2,4}/\\d",  "\\S+ \\d",         "^\\d+$",          "12\\b",
+        "(?:1|22)(?:3|a)", "x\\d?y\\d*?z",     "[^a]{2}c",         "(?>\\d+)\\.",     "\\d++/",
+        "\\Q1.\\E\\d",
+    };
+    const char alphabet[] = "0123456789abcxy-./:, ";
+    unsigned seed = 11;
+    char line[24], tmpl[24];
+    for (size_t e = 0; e < sizeof exprs / sizeof *exprs; e++) {
+        char *wide = ldxi_re_collapse_digits(exprs[e]);
+        if (!wide) fail_msg("%s: no collapsed widening", exprs[e]);
+        for (int t = 0; t < 4000; t++) {
+            size_t n = 1 + next(&seed) % 20;
+            for (size_t i = 0; i < n; i++) line[i] = alphabet[next(&seed) % (sizeof alphabet - 1)];
+            size_t m = ldxi_digits_collapse(line, n, tmpl);
+            if (matches(exprs[e], line, n, NULL, NULL) && !matches(wide, tmpl, m, NULL, NULL))
+                fail_msg("%s matches '%.*s' but %s misses '%.*s'", exprs[e], (int)n, line, wide, (int)m, tmpl);
+        }
+        free(wide);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +233,8 @@ int main(void)
         cmocka_unit_test(test_blind),
         cmocka_unit_test(test_widen),
         cmocka_unit_test(test_promises),
+        cmocka_unit_test(test_collapse),
+        cmocka_unit_test(test_collapse_promise),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
