@@ -284,8 +284,12 @@ static void collapsed_db(ldx_ruleset *rs, ldxi_hsdb *h, const uint32_t *gs, cons
         ok = (csp[sp] = ldxi_re_collapse_digits(specials[sp])) != NULL;
     size_t nc = 0;
     for (size_t x = 0; ok && x < n; x++) {
+        /* from the pattern itself, not its cheaper form: a form may keep little more than
+         * the digits ("119|120" for a sentence ending in an Xid), which a collapsed
+         * template reads as nothing; from its strings, where the database has them */
         const ldx_signal_info *si = signal_of(rs, h, gs[x]);
-        char *wide = ldxi_re_collapse_digits(ent[x].expr ? ent[x].expr : si->pattern);
+        char *wide = ldxi_re_collapse_digits(ent[x].literal ? ent[x].expr : si->pattern);
+        if (!wide && !ent[x].literal && ent[x].expr) wide = ldxi_re_collapse_digits(ent[x].expr);
         if (!wide) {
             ok = give_up_in(h, gs[x], LDXI_HS_COLLAPSED);
             continue;

@@ -338,10 +338,14 @@ static ldx_status worker_init(ldx_scanner *s, ldxi_worker *w, void *scratch)
     if (!w->md || !w->stamp || !w->res || !w->pass) return LDX_ENOMEM;
     if (scratch) return hs_clone_scratch(scratch, (hs_scratch_t **)&w->scratch) == HS_SUCCESS
                             ? LDX_OK : LDX_ENOMEM;
-    /* one scratch serves every part: each allocation grows it to fit */
-    for (int p = 0; p < s->rs->hs->nparts; p++)
-        if (hs_alloc_scratch(s->rs->hs->part[p].db, (hs_scratch_t **)&w->scratch) != HS_SUCCESS)
-            return LDX_ENOMEM;
+    /* one scratch serves every database: each allocation grows it to fit */
+    for (int p = 0; p < s->rs->hs->nparts; p++) {
+        const ldxi_hspart *part = &s->rs->hs->part[p];
+        const void *dbs[3] = {part->db, part->tdb, part->cdb};
+        for (int d = 0; d < 3; d++)
+            if (dbs[d] && hs_alloc_scratch(dbs[d], (hs_scratch_t **)&w->scratch) != HS_SUCCESS)
+                return LDX_ENOMEM;
+    }
     return LDX_OK;
 }
 
@@ -354,6 +358,14 @@ static void worker_fini(ldxi_worker *w)
     free(w->pass);
     free(w->cand);
     ldxi_memo_free(&w->memo);
+    ldxi_memo_free(&w->cmemo);
+    free(w->ctext);
+    free(w->cg);
+    free(w->cph);
+    w->ctext = NULL;
+    w->cg = NULL;
+    w->cph = NULL;
+    w->ncg = w->cgcap = w->cphcap = 0;
     w->cand = NULL;
     w->candcap = 0;
     w->scratch = NULL;

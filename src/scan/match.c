@@ -339,7 +339,7 @@ static void cut_plain(ldxi_batch *b)
                 esc = memchr(eol, 0x1b, (size_t)(end - eol));
             }
             if (*p == '>') n = ldxi_unquote(p, n);
-            b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE};
+            b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE, LDXI_MEMO_NONE};
             b->tl[nbl] = (ldxi_tline){(size_t)(p - b->buf), (uint32_t)nbl};
             b->busy[nbl] = (uint32_t)nbl;
             nbl++;
@@ -352,8 +352,143 @@ static void cut_plain(ldxi_batch *b)
     b->known = 0;
 }
 
+/* ---- collapsed templates (memo.h) ---- */
+
+typedef struct {
+    const ldxi_hsdb *h;
+    const ldxi_hspart *part;
+    ldxi_worker *w;
+    uint8_t hints;
+    bool failed;
+} chit_ctx;
+
+static int on_collapsed_hit(unsigned id, unsigned long long from, unsigned long long to,
+                            unsigned flags, void *vctx)
+{
+    (void)from;
+    (void)to;
+    (void)flags;
+    chit_ctx *cc = vctx;
+    const ldxi_hsdb *h = cc->h;
+    uint32_t g = cc->part->cmap[id];
+    if (g == LDXI_HS_IGNORE) return 0;
+    if (g >= h->nsig) {
+        static const uint8_t hint[LDXI_HS_NSPECIAL] = {LDXI_HINT_LAUNCHER, LDXI_HINT_VERSIONS, LDXI_HINT_FAILURE};
+        cc->hints |= hint[g - h->nsig];
+        return 0;
+    }
+    ldxi_worker *w = cc->w;
+    for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) { /* the entry stands for its pattern's signals */
+        if (ldxi_grow((void **)&w->cg, &w->cgcap, w->ncg + 1, sizeof(uint32_t)) != LDX_OK) {
+            cc->failed = true;
+            return 1;
+        }
+        w->cg[w->ncg++] = g;
+    }
+    return 0;
+}
+
+static int cmp_g(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The signals the database has not, asked with their collapsed widenings (PCRE2): each
+ * that may match a line of t[0..n) (or has no widening) joins w->cg. */
+static bool collapsed_unserved(const ldx_scanner *s, ldxi_worker *w, const uint32_t *v, size_t nv,
+                               const char *t, size_t n)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    for (size_t i = 0; i < nv; i++) {
+        const ldxi_sigc *cw = &h->cwide[v[i]];
+        pcre2_code *code = cw->pattern ? ldxi_sig_code(cw) : NULL;
+        if (code && pcre2_match(code, (PCRE2_SPTR)t, n, 0, 0, w->md, s->mctx) == PCRE2_ERROR_NOMATCH)
+            continue;
+        if (ldxi_grow((void **)&w->cg, &w->cgcap, w->ncg + 1, sizeof(uint32_t)) != LDX_OK) return false;
+        w->cg[w->ncg++] = v[i];
+    }
+    return true;
+}
+
+/* Entry x of the collapsed memo, new, for the collapsed template t[0..n): the signals that
+ * may match any of its lines (the collapsed databases' hits, and the signals they have
+ * not), each to run on the line, in signal order, and the hints of the specials that
+ * hit. False when out of memory or a scan fails. */
+static bool collapsed_fill(const ldx_scanner *s, ldxi_worker *w, uint32_t x, const char *t, size_t n)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    w->ncg = 0;
+    uint8_t hints = 0;
+    for (int pi = 0; pi < h->nparts; pi++) {
+        chit_ctx cc = {h, &h->part[pi], w, 0, false};
+        if (ldxi_hs_scan(cc.part->cdb, n ? t : "", (unsigned)n, w->scratch, on_collapsed_hit, &cc) != HS_SUCCESS ||
+            cc.failed)
+            return false;
+        hints |= cc.hints;
+    }
+    if (!collapsed_unserved(s, w, h->always, h->nalways, t, n) ||
+        !collapsed_unserved(s, w, h->calways, h->ncalways, t, n))
+        return false;
+    if (w->ncg > 1) qsort(w->cg, w->ncg, sizeof(uint32_t), cmp_g);
+    size_t k = 0;
+    for (size_t i = 0; i < w->ncg; i++)
+        if (!k || w->cg[i] != w->cg[k - 1]) w->cg[k++] = w->cg[i];
+    ldxi_memo *cm = &w->cmemo;
+    if (!ldxi_memo_reserve(cm, k, 0)) return false;
+    ldxi_memo_entry *e = &cm->ent[x];
+    e->item = (uint32_t)cm->nitems;
+    for (size_t i = 0; i < k; i++) cm->items[cm->nitems++] = (ldxi_memo_item){w->cg[i], LDXI_MEMO_RUN, 0};
+    e->nitems = (uint32_t)k;
+    e->hints = hints;
+    ldxi_memo_ready(cm, x);
+    return true;
+}
+
+/* A line whose template t[0..n) (hash th) the memo does not know. Its collapsed
+ * template's entry (*cx, made now when new) gives it the signals to run instead of the
+ * prefilter; its template is learnt from them (*memo, *fresh) for the first
+ * LDXI_MEMO_EXACT_TRIES such lines of the collapsed template, and not after that
+ * (*memo LDXI_MEMO_NONE, *quiet where the collapsed template is). Without a collapsed
+ * entry (no room, a line too long) the template goes in as before, for the prefilter.
+ * *cnew: the collapsed template was new (the line was not known either way). False
+ * when out of memory or a scan failed. */
+static bool by_collapsed(const ldx_scanner *s, ldxi_worker *w, const char *t, size_t n, uint64_t th,
+                         uint32_t *memo, uint32_t *cx, bool *fresh, bool *quiet, bool *cnew)
+{
+    *cx = LDXI_MEMO_NONE;
+    *cnew = false;
+    bool cquiet = false;
+    if (n <= LDXI_MEMO_LINE_MAX) {
+        size_t m = ldxi_digits_collapse(t, n, w->ctext);
+        uint64_t ch = ldxi_memo_template(w->ctext, m, w->ctext);
+        bool cfresh;
+        uint32_t x = ldxi_memo_lookup(&w->cmemo, w->ctext, m, ch, &cfresh, &cquiet);
+        if (x != LDXI_MEMO_NONE) {
+            ldxi_memo_entry *ce = &w->cmemo.ent[x];
+            if (cfresh) {
+                if (!collapsed_fill(s, w, x, w->ctext, m)) return false;
+                cquiet = !ce->nitems && !ce->hints;
+                *cnew = true;
+            }
+            *cx = x;
+            if (ce->misses >= LDXI_MEMO_EXACT_TRIES) {
+                *memo = LDXI_MEMO_NONE;
+                *fresh = false;
+                *quiet = cquiet;
+                return true;
+            }
+            ce->misses++;
+        }
+    }
+    *memo = ldxi_memo_lookup(&w->memo, t, n, th, fresh, quiet);
+    if (*memo == LDXI_MEMO_NONE && *cx != LDXI_MEMO_NONE) *quiet = cquiet; /* no room: its signals */
+    return true;
+}
+
 static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
 {
+    const ldx_scanner *s = w->s;
     ldxi_memo_begin(&w->memo);
     b->remembered = w->judge.rest == 0;
     if (ldxi_grow((void **)&b->busy, &b->busycap, (size_t)b->nlines + 1, sizeof(uint32_t)) != LDX_OK)
@@ -368,6 +503,12 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
         ldxi_grow((void **)&b->rbuf, &b->rcap, b->len + LDXI_MEMO_SLACK, 1) != LDX_OK ||
         ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
         return false;
+    /* collapsed templates, where every database has its collapsed one (memo.h) */
+    bool collapse = s->rs->hs->collapsed;
+    if (collapse) {
+        ldxi_memo_begin(&w->cmemo);
+        if (!w->ctext && !(w->ctext = malloc(LDXI_MEMO_LINE_MAX + LDXI_MEMO_SLACK))) return false;
+    }
     size_t tlen = 0, ntl = 0, nbl = 0;
     uint64_t known = 0;
     ldxi_memo_cutter cut = ldxi_memo_cutter_for(ldxi_memo_isa());
@@ -375,7 +516,7 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
      * own; SIZE_MAX bytes long, never equal, when the memo has it not) */
     const char *prev = b->tbuf;
     size_t prevn = SIZE_MAX;
-    uint32_t prevx = LDXI_MEMO_NONE;
+    uint32_t prevx = LDXI_MEMO_NONE, prevcx = LDXI_MEMO_NONE;
     bool prevq = false;
     size_t nbusy = 0;
     for (size_t k = 0; k < b->nseg; k++) {
@@ -400,15 +541,27 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
                 }
             }
             ldxi_bline *bl = &b->bl[nbl];
-            *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, prevx};
-            bool fresh = false, quiet = prevq;
-            if (!c.same) bl->memo = ldxi_memo_lookup(&w->memo, t, n, c.hash, &fresh, &quiet);
+            *bl = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, prevx, prevcx};
+            bool fresh = false, quiet = prevq, cnew = false;
+            if (!c.same && !collapse) {
+                bl->memo = ldxi_memo_lookup(&w->memo, t, n, c.hash, &fresh, &quiet);
+                bl->cx = LDXI_MEMO_NONE;
+            } else if (!c.same) {
+                bl->memo = ldxi_memo_find(&w->memo, t, n, c.hash, &quiet);
+                bl->cx = LDXI_MEMO_NONE;
+                if (bl->memo == LDXI_MEMO_NONE &&
+                    !by_collapsed(s, w, t, n, c.hash, &bl->memo, &bl->cx, &fresh, &quiet, &cnew))
+                    return false;
+            }
             prev = t;
-            prevn = bl->memo != LDXI_MEMO_NONE ? n : SIZE_MAX;
+            prevn = bl->memo != LDXI_MEMO_NONE || bl->cx != LDXI_MEMO_NONE ? n : SIZE_MAX;
             prevx = bl->memo;
+            prevcx = bl->cx;
             prevq = quiet;
             if (!quiet) b->busy[nbusy++] = (uint32_t)nbl;
-            if (bl->memo == LDXI_MEMO_NONE || fresh) {
+            /* the prefilter sees a line whose template is new, unless its collapsed
+             * template names the signals to run */
+            if (bl->cx == LDXI_MEMO_NONE && (bl->memo == LDXI_MEMO_NONE || fresh)) {
                 /* the line for the database, its template (in place already) for the
                  * template database, at the same offset */
                 b->tl[ntl++] = (ldxi_tline){tlen, (uint32_t)nbl};
@@ -416,7 +569,7 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
                 tlen += n;
                 b->rbuf[tlen] = b->tbuf[tlen] = '\n';
                 tlen++;
-            } else {
+            } else if (!cnew) {
                 known++; /* known, or its first line is earlier in this batch */
             }
             nbl++;
@@ -460,15 +613,15 @@ static bool where_from(const ldx_scanner *s, ldxi_worker *w, uint32_t g, const c
  * candidates (patterns that look at digits, rules over their time budget, or every one
  * when a match limit struck) will run on each line. */
 static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t l,
-                       size_t p0, size_t p1, ldxi_memo_entry *e)
+                       const ldxi_phit *ph, size_t p0, size_t p1, ldxi_memo_entry *e)
 {
     const ldxi_hsdb *h = s->rs->hs;
     size_t q = p0, a = 0, nc = 0;
     bool limited = false;
     w->seq++; /* what try_signal() remembers is for this line only */
     for (;;) {
-        while (q < p1 && b->ph[q].id >= h->nsig) q++;
-        uint32_t gq = q < p1 ? b->ph[q].id : UINT32_MAX;
+        while (q < p1 && ph[q].id >= h->nsig) q++;
+        uint32_t gq = q < p1 ? ph[q].id : UINT32_MAX;
         uint32_t ga = a < h->nalways ? h->always[a] : UINT32_MAX;
         if (gq == UINT32_MAX && ga == UINT32_MAX) break;
         uint32_t g = gq <= ga ? gq : ga;
@@ -499,7 +652,7 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
      * candidate when a match limit struck */
     ldxi_memo *mm = &w->memo;
     size_t t0 = p1;
-    while (t0 > p0 && (b->ph[t0 - 1].id & TPL)) t0--;
+    while (t0 > p0 && (ph[t0 - 1].id & TPL)) t0--;
     size_t ncaps = 0;
     for (size_t c = 0; c < nc; c++) {
         const ldxi_sigref ref = h->refs[w->cand[c].g];
@@ -512,7 +665,7 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     e->item = (uint32_t)mm->nitems;
     for (size_t c = 0, t = t0;;) {
         uint32_t gc = c < nc ? w->cand[c].g : UINT32_MAX;
-        uint32_t gt = t < p1 ? b->ph[t].id & ~TPL : UINT32_MAX;
+        uint32_t gt = t < p1 ? ph[t].id & ~TPL : UINT32_MAX;
         if (gc == UINT32_MAX && gt == UINT32_MAX) break;
         uint32_t g = gc <= gt ? gc : gt;
         const struct ldxi_cand *cd = gc == g ? &w->cand[c++] : NULL;
@@ -538,13 +691,12 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
     ldxi_memo_ready(mm, (uint32_t)(e - mm->ent));
 }
 
-/* A line whose template the memo knows: its matches as remembered, and PCRE2 for the
- * signals that must see the line itself. */
-static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint32_t l,
-                   const ldxi_memo_entry *e)
+/* A line whose template the memo knows (mm: the memo, or the collapsed one): its matches
+ * as remembered, and PCRE2 for the signals that must see the line itself. */
+static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, const ldxi_memo *mm,
+                   uint32_t l, const ldxi_memo_entry *e)
 {
     const ldxi_hsdb *h = s->rs->hs;
-    const ldxi_memo *mm = &w->memo;
     w->seq++;
     for (uint32_t k = 0; k < e->nitems && !b->failed; k++) {
         ldxi_memo_item it = mm->items[e->item + k];
@@ -618,7 +770,27 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
         size_t nm0 = b->nm;
         if (e && e->state == LDXI_MEMO_READY) {
             bl->hints = e->hints;
-            if (e->nitems) recall(s, b, w, l, e);
+            if (e->nitems) recall(s, b, w, &w->memo, l, e);
+        } else if (bl->cx != LDXI_MEMO_NONE) {
+            /* its collapsed template's signals, instead of the prefilter's: run on the
+             * line; where it is the first of its template, what they find is learnt */
+            const ldxi_memo_entry *ce = &w->cmemo.ent[bl->cx];
+            uint8_t hints = ce->hints;
+            if (!e) {
+                bl->hints = hints;
+                if (ce->nitems) recall(s, b, w, &w->cmemo, l, ce);
+            } else {
+                if ((hints & LDXI_HINT_VERSIONS) && !ldxi_versions_possible(b->buf + bl->off, bl->len, w->md))
+                    hints &= (uint8_t)~LDXI_HINT_VERSIONS;
+                bl->hints = e->hints = hints;
+                if (ldxi_grow((void **)&w->cph, &w->cphcap, ce->nitems + 1, sizeof(ldxi_phit)) != LDX_OK) {
+                    b->failed = true;
+                    break;
+                }
+                for (uint32_t k = 0; k < ce->nitems; k++)
+                    w->cph[k] = (ldxi_phit){l, w->cmemo.items[ce->item + k].g};
+                match_line(s, b, w, l, w->cph, 0, ce->nitems, e);
+            }
         } else {
             /* the prefilter saw this line: the first of its template, or one the memo
              * has no room for */
@@ -638,7 +810,7 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
                 hints &= (uint8_t)~LDXI_HINT_VERSIONS;
             bl->hints = hints;
             if (e) e->hints = hints;
-            match_line(s, b, w, l, p0, p, e);
+            match_line(s, b, w, l, b->ph, p0, p, e);
         }
         /* a matched line's rank, here rather than where the batch is applied: that is
          * the one thread all batches go through */
@@ -650,7 +822,10 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
         if (b->nm > nm0 || bl->hints) b->hot[b->nhot++] = l;
     }
     /* a batch matched line by line leaves templates half done: forget them all */
-    if (b->failed) ldxi_memo_clear(&w->memo);
+    if (b->failed) {
+        ldxi_memo_clear(&w->memo);
+        ldxi_memo_clear(&w->cmemo);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ldxi_memo_judge_batch(&w->judge, b->failed, b->nbl, b->known, b->len,
                           (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull + (uint64_t)(t1.tv_nsec - t0.tv_nsec));

@@ -322,6 +322,23 @@ static bool grow(ldxi_memo *m)
     return true;
 }
 
+uint32_t ldxi_memo_find(const ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *quiet)
+{
+    *quiet = false;
+    if (!m->nslot || n > LDXI_MEMO_LINE_MAX) return LDXI_MEMO_NONE;
+    const uint32_t lmask = (1u << LDXI_MEMO_LEN_BITS) - 1;
+    h &= ~LDXI_MEMO_QUIET;
+    uint32_t mask = m->nslot - 1;
+    for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
+        const ldxi_memo_slot *sl = &m->slot[i];
+        if (!sl->xlen) return LDXI_MEMO_NONE;
+        if ((sl->hash & ~LDXI_MEMO_QUIET) == h && (sl->xlen & lmask) == n && same(m->keys + sl->key, t, n)) {
+            *quiet = sl->hash >> 63;
+            return (sl->xlen >> LDXI_MEMO_LEN_BITS) - 1;
+        }
+    }
+}
+
 uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh, bool *quiet)
 {
     *fresh = *quiet = false;
@@ -348,7 +365,7 @@ uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, boo
     memcpy(m->keys + m->nkeys, t, n);
     uint32_t x = (uint32_t)m->nent++;
     m->ent[x] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING,
-                                  LDXI_RANK_UNASKED};
+                                  LDXI_RANK_UNASKED, 0};
     m->slot[i] = (ldxi_memo_slot){h, m->ent[x].key, (x + 1) << LDXI_MEMO_LEN_BITS | (uint32_t)n};
     m->nkeys += n;
     *fresh = true;

@@ -36,7 +36,18 @@ typedef struct {
     uint8_t hints;          /* the structure readers that want the lines (LDXI_HINT_*) */
     uint8_t state;          /* PENDING (its first line not matched yet) or READY */
     uint8_t rank;           /* LDXI_RANK_*: whether its lines may name a rank */
+    uint8_t misses;         /* a collapsed template's: its lines whose template was new
+                             * (saturating), see LDXI_MEMO_EXACT_TRIES */
 } ldxi_memo_entry;
+
+/* A collapsed template (digits.c: every run of digits one '0') stands for the lines of
+ * many templates. The memo keeps a second table of them, whose entries' items are the
+ * signals that may match any of their lines, each to run (LDXI_MEMO_RUN): a line whose
+ * template is new takes them instead of the prefilter. Its template is learnt from
+ * them for the first LDXI_MEMO_EXACT_TRIES such lines of a collapsed template; after
+ * that its templates rarely come back (numbers of any length), and its lines only run
+ * its signals. */
+#define LDXI_MEMO_EXACT_TRIES 8
 
 /* A line names a rank only where its template does (digits read as 0 are a rank the
  * line's own may fail to be, never the other way round): the template is asked once,
@@ -126,6 +137,9 @@ void ldxi_memo_clear(ldxi_memo *m);
  * a new PENDING entry (*fresh set); LDXI_MEMO_NONE when the memo has no room (or the
  * line is too long). */
 uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *fresh, bool *quiet);
+/* The index of the template t[0..n) with hash h, or LDXI_MEMO_NONE (nothing added);
+ * *quiet as for ldxi_memo_lookup. */
+uint32_t ldxi_memo_find(const ldxi_memo *m, const char *t, size_t n, uint64_t h, bool *quiet);
 /* Entry x's first line is matched (its items and hints set): it is READY, and quiet
  * when its lines need nothing (no items, no hints), which lookups say from now on. */
 void ldxi_memo_ready(ldxi_memo *m, uint32_t x);

@@ -96,6 +96,8 @@ typedef struct {
     uint8_t hints;       /* LDXI_HINT_*: structure readers that want the line */
     int rank;            /* ldx_line_rank, once the line has a match */
     uint32_t memo;       /* the memo entry of its template, or LDXI_MEMO_NONE */
+    uint32_t cx;         /* the collapsed memo's entry whose signals it takes instead of
+                          * the prefilter's (memo.h), or LDXI_MEMO_NONE */
 } ldxi_bline;
 
 typedef struct {
@@ -201,6 +203,13 @@ typedef struct {
     uint32_t *res;
     uint8_t *pass;       /* and whether it passed its where (signals with that where take it) */
     ldxi_memo memo;      /* what the lines of each template matched (memo.h) */
+    ldxi_memo cmemo;     /* what may match the lines of each collapsed template */
+    char *ctext;         /* a line's collapsed template (LDXI_MEMO_LINE_MAX + slack) */
+    uint32_t *cg;        /* a collapsed template's candidates, as they are collected */
+    size_t ncg, cgcap;
+    ldxi_phit *cph;      /* a line's candidates from its collapsed template, as
+                          * prefilter hits */
+    size_t cphcap;
     ldxi_memo_judge judge; /* whether the memo pays, and its rests (memo.h) */
     struct ldxi_cand {
         uint32_t g;
