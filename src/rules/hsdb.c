@@ -529,7 +529,7 @@ static const unsigned char *take_bytes(const unsigned char **p, const unsigned c
 }
 
 static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
-                      const unsigned char *bytes, size_t len)
+                      const unsigned char *bytes, size_t len, bool stable)
 {
     const unsigned char *p = bytes, *end = p + len;
     if (len < 8 || memcmp(p, "LDX6", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
@@ -649,11 +649,20 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         for (uint32_t x = (uint32_t)g; g >= 0 && x != LDXI_HS_IGNORE; x = h->same_next[x])
             if (!add_calways(h, x)) cok = false;
     }
-    size_t mapped = 0, tmapped = 0, cmapped = 0;
+    size_t mapped = 0, tmapped = 0;
     hs_database_t *db = cok ? load_db(dbp, dblen, &mapped) : NULL;
     hs_database_t *tdb = db && tn ? load_db(tdbp, tdblen, &tmapped) : NULL;
-    hs_database_t *cdb = db && cn && cdblen ? load_db(cdbp, cdblen, &cmapped) : NULL;
-    if (!db || (tn && !tdb) || (cn && cdblen && !cdb)) {
+    /* the collapsed database stays serialized until it is asked for: the embedded
+     * bytes as they are, a cache file's copied */
+    const unsigned char *cblob = NULL;
+    bool copied = false;
+    if (db && cmap && cn && cdblen) {
+        unsigned char *copy = stable ? NULL : malloc(cdblen);
+        if (copy) memcpy(copy, cdbp, cdblen);
+        cblob = stable ? cdbp : copy;
+        copied = copy != NULL;
+    }
+    if (!db || (tn && !tdb) || (cn && cdblen && !cblob)) {
         if (db) free_db(db, mapped);
         if (tdb) free_db(tdb, tmapped);
         free(map);
@@ -670,13 +679,33 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         free(tmap);
         tmap = NULL;
     }
-    if (!cdb) {
+    if (!cblob) {
         free(cmap);
         cmap = NULL;
     }
     h->part[h->nparts++] = (ldxi_hspart){db, map, nids, mapped, tdb, tmap, tdb ? tn : 0, tmapped,
-                                         cdb, cmap, cdb ? cids : 0, cmapped};
+                                         NULL, cmap, cblob ? cids : 0, 0, cblob, cblob ? cdblen : 0, copied};
     return true;
+}
+
+bool ldxi_hsdb_collapsed(const ldxi_hsdb *ch)
+{
+    ldxi_hsdb *h = (ldxi_hsdb *)ch; /* loading is the one change, under its lock */
+    if (!h->collapsed) return false;
+    int st = __atomic_load_n(&h->cstate, __ATOMIC_ACQUIRE);
+    if (st) return st > 0;
+    pthread_mutex_lock(&h->clock);
+    if (!h->cstate) {
+        bool ok = true;
+        for (int i = 0; i < h->nparts && ok; i++) {
+            ldxi_hspart *p = &h->part[i];
+            if (p->cdb) continue;
+            ok = p->cblob && (p->cdb = load_db(p->cblob, p->cbloblen, &p->cmapped)) != NULL;
+        }
+        __atomic_store_n(&h->cstate, ok ? 1 : -1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&h->clock);
+    return h->cstate > 0;
 }
 
 static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi_hspart *part,
@@ -735,6 +764,7 @@ static void free_part(ldxi_hspart *p)
     free(p->tmap);
     if (p->cdb) free_db(p->cdb, p->cmapped);
     free(p->cmap);
+    if (p->cowned) free((void *)p->cblob);
     memset(p, 0, sizeof *p);
 }
 
@@ -807,6 +837,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     if (eng && !strcmp(eng, "pcre2")) return;
     ldxi_hsdb *h = calloc(1, sizeof(*h));
     uint32_t *base = calloc(rs->n + 1, sizeof(uint32_t));
+    if (h) pthread_mutex_init(&h->clock, NULL);
     if (!h || !base) goto fail;
     for (size_t i = 0; i < rs->n; i++) base[i + 1] = base[i] + (uint32_t)rs->rules[i]->info.nsignals;
     h->nsig = base[rs->n];
@@ -858,7 +889,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     }
     size_t na0 = h->nalways;
     bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL &&
-                    from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len);
+                    from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len, true);
     if (embedded && !serves_most(&h->part[h->nparts - 1], h->nsig)) {
         /* --no-default-rules, or a few built-in rules among many of the user's: scanning
          * for every built-in pattern to use a handful would double the scan's cost (it
@@ -894,7 +925,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         unsigned char *blob = cache ? ldxi_hscache_read(path, &len) : NULL;
         memset(covered, 0, h->nsig); /* from_blob covers only what the blob names */
         size_t na = h->nalways, nca = h->ncalways;
-        bool loaded = blob && from_blob(h, covered, by_hash, blob, len);
+        bool loaded = blob && from_blob(h, covered, by_hash, blob, len, false);
         bool hit = loaded && all_covered(covered, gs, cnt);
         free(blob);
         if (!hit) {
@@ -921,7 +952,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     sort_unique(h->always, &h->nalways);
     sort_unique(h->calways, &h->ncalways);
     h->collapsed = h->nparts > 0;
-    for (int i = 0; i < h->nparts; i++) h->collapsed = h->collapsed && h->part[i].cdb;
+    for (int i = 0; i < h->nparts; i++) h->collapsed = h->collapsed && (h->part[i].cdb || h->part[i].cblob);
     if (h->collapsed && !collapsed_wide(rs, h)) goto fail;
     free(base);
     rs->hs = h;
@@ -935,6 +966,7 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
 {
     if (!h) return;
     for (int i = 0; i < h->nparts; i++) free_part(&h->part[i]);
+    pthread_mutex_destroy(&h->clock);
     free(h->refs);
     free(h->same_next);
     free(h->same_head);
@@ -1003,6 +1035,10 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
         free(tbytes);
         return false;
     }
+    if (!part->cdb && part->cblob && (cbytes = malloc(part->cbloblen))) { /* not loaded yet */
+        memcpy(cbytes, part->cblob, part->cbloblen);
+        cn = part->cbloblen;
+    }
     ldx_buf b;
     ldxi_buf_init(&b, SIZE_MAX);
     uint32_t count = part->nids + (uint32_t)(a1 - a0);
@@ -1016,7 +1052,7 @@ static bool serialize_part(const ldx_ruleset *rs, const ldxi_hsdb *h, const ldxi
         }
     }
     uint64_t len64 = n, tlen64 = tn, clen64 = cn;
-    uint32_t tcount = part->tdb ? part->ntids : 0, ccount = part->cdb ? part->ncids : 0;
+    uint32_t tcount = part->tdb ? part->ntids : 0, ccount = cn ? part->ncids : 0;
     uint32_t cacount = (uint32_t)(c1 - c0);
     ok = ok && put(&b, &len64, 8) && put(&b, bytes, n) && put(&b, &tcount, 4);
     for (uint32_t id = 0; ok && id < tcount; id++) ok = put_signal(&b, rs, h, part->tmap[id]);

@@ -12,6 +12,7 @@
 #ifndef LDX_RULES_HSDB_H
 #define LDX_RULES_HSDB_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +52,12 @@ typedef struct {
     uint32_t *cmap;  /* id -> g, or nsig + LDXI_HS_* */
     uint32_t ncids;
     size_t cmapped;
+    /* a loaded part's collapsed database is deserialized when first asked for
+     * (ldxi_hsdb_collapsed): most logs never need it, and it is the largest of the
+     * three; until then its bytes (cowned: a copy this part frees) */
+    const unsigned char *cblob;
+    size_t cbloblen;
+    bool cowned;
 } ldxi_hspart;
 
 /* Which lines a database scans, and so how its patterns are given (digits.c). */
@@ -89,6 +96,8 @@ typedef struct ldxi_hsdb {
     size_t ncalways;
     struct ldxi_sigc_s *cwide;
     bool collapsed;
+    int cstate;          /* 0: the collapsed databases not asked for yet, 1 loaded, -1 failed */
+    pthread_mutex_t clock;
     /* Twins (src/scan/twins.c): g -> the head whose recorded hits signal g's are, a
      * signal with the head's pattern, where and captures (LDXI_HS_IGNORE: none), and
      * whether g is such a head; both NULL when no signal has a twin. */
@@ -108,6 +117,10 @@ int ldxi_hs_scan(const void *db, const char *data, unsigned len, void *scratch,
                  ldxi_hs_on_match on_match, void *ctx);
 /* Its name ("avx2_hs_scan" or "hs_scan"), for the tests. */
 const char *ldxi_hs_scanner(void);
+
+/* Whether every part has its collapsed database, loading those not loaded yet (once, for
+ * every thread: safe to call from any). */
+bool ldxi_hsdb_collapsed(const ldxi_hsdb *h);
 
 /* Builds rs->hs (stays NULL where Vectorscan is not built in or LOGDX_ENGINE=pcre2). */
 void ldxi_hsdb_build(struct ldx_ruleset *rs, struct ldx_msgs *msgs);

@@ -336,16 +336,21 @@ static ldx_status worker_init(ldx_scanner *s, ldxi_worker *w, void *scratch)
     w->res = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, sizeof(uint32_t));
     w->pass = calloc(s->rs->hs->nsig ? s->rs->hs->nsig : 1, 1);
     if (!w->md || !w->stamp || !w->res || !w->pass) return LDX_ENOMEM;
-    if (scratch) return hs_clone_scratch(scratch, (hs_scratch_t **)&w->scratch) == HS_SUCCESS
-                            ? LDX_OK : LDX_ENOMEM;
-    /* one scratch serves every database: each allocation grows it to fit */
-    for (int p = 0; p < s->rs->hs->nparts; p++) {
-        const ldxi_hspart *part = &s->rs->hs->part[p];
-        const void *dbs[3] = {part->db, part->tdb, part->cdb};
-        for (int d = 0; d < 3; d++)
-            if (dbs[d] && hs_alloc_scratch(dbs[d], (hs_scratch_t **)&w->scratch) != HS_SUCCESS)
+    if (scratch) {
+        if (hs_clone_scratch(scratch, (hs_scratch_t **)&w->scratch) != HS_SUCCESS) return LDX_ENOMEM;
+    } else {
+        /* one scratch serves every database: each allocation grows it to fit (the
+         * collapsed ones', when they are turned on: ldxi_collapse_on) */
+        for (int p = 0; p < s->rs->hs->nparts; p++) {
+            const ldxi_hspart *part = &s->rs->hs->part[p];
+            if (hs_alloc_scratch(part->db, (hs_scratch_t **)&w->scratch) != HS_SUCCESS ||
+                (part->tdb && hs_alloc_scratch(part->tdb, (hs_scratch_t **)&w->scratch) != HS_SUCCESS))
                 return LDX_ENOMEM;
+        }
     }
+    const char *mc = getenv("LOGDX_MEMO_COLLAPSE");
+    w->collapse = !s->rs->hs->collapsed || (mc && !strcmp(mc, "never")) ? -1 : 0;
+    if (mc && !strcmp(mc, "always") && w->collapse == 0) w->collapse = ldxi_collapse_on(s, w) ? 1 : -1;
     return LDX_OK;
 }
 

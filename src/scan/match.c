@@ -503,8 +503,8 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
         ldxi_grow((void **)&b->rbuf, &b->rcap, b->len + LDXI_MEMO_SLACK, 1) != LDX_OK ||
         ldxi_grow((void **)&b->tl, &b->tlcap, (size_t)b->nlines + 1, sizeof(ldxi_tline)) != LDX_OK)
         return false;
-    /* collapsed templates, where every database has its collapsed one (memo.h) */
-    bool collapse = s->rs->hs->collapsed;
+    /* collapsed templates, once they pay (memo.h) */
+    bool collapse = w->collapse > 0;
     if (collapse) {
         ldxi_memo_begin(&w->cmemo);
         if (!w->ctext && !(w->ctext = malloc(LDXI_MEMO_LINE_MAX + LDXI_MEMO_SLACK))) return false;
@@ -744,6 +744,15 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, const ld
     }
 }
 
+bool ldxi_collapse_on(const ldx_scanner *s, ldxi_worker *w)
+{
+    const ldxi_hsdb *h = s->rs->hs;
+    if (!ldxi_hsdb_collapsed(h)) return false;
+    for (int p = 0; p < h->nparts; p++)
+        if (hs_alloc_scratch(h->part[p].cdb, (hs_scratch_t **)&w->scratch) != HS_SUCCESS) return false;
+    return true;
+}
+
 void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
 {
     const ldxi_hsdb *h = s->rs->hs;
@@ -825,6 +834,8 @@ void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w)
     if (b->failed) {
         ldxi_memo_clear(&w->memo);
         ldxi_memo_clear(&w->cmemo);
+    } else if (w->collapse == 0 && b->remembered && b->nbl >= 1024 && b->known * 4 < b->nbl * 3) {
+        w->collapse = ldxi_collapse_on(s, w) ? 1 : -1;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     ldxi_memo_judge_batch(&w->judge, b->failed, b->nbl, b->known, b->len,

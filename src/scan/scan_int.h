@@ -210,6 +210,10 @@ typedef struct {
     ldxi_phit *cph;      /* a line's candidates from its collapsed template, as
                           * prefilter hits */
     size_t cphcap;
+    /* collapsed templates are made from the first batch where the memo knew fewer than
+     * three lines in four (most logs never need them, nor their database), for good
+     * (LOGDX_MEMO_COLLAPSE=always|never decides instead, for the tests) */
+    int8_t collapse;     /* 0: not yet, 1: on, -1: never */
     ldxi_memo_judge judge; /* whether the memo pays, and its rests (memo.h) */
     struct ldxi_cand {
         uint32_t g;
@@ -348,6 +352,9 @@ size_t ldxi_unquote(char *p, size_t n);
 /* Matches a batch on thread w: its lines cut, the prefilter, PCRE2; the results stay in
  * the batch until it is applied. */
 void ldxi_match_batch(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w);
+/* Turns collapsed templates on for the worker (their databases loaded, its scratch grown
+ * for them); false where they cannot be. */
+bool ldxi_collapse_on(const ldx_scanner *s, ldxi_worker *w);
 
 /* ---- tail.c: tail signals ---- */
 /* The ring of last lines, fed by both engines' callers in input order (ldxi_tail_keep,
