@@ -40,6 +40,16 @@ for j in 2 3 8; do
     fail=1
   fi
 done
+# and with collapsed templates from the first line (src/scan/memo.h), each thread its own
+for j in 1 3; do
+  LOGDX_MEMO_COLLAPSE=always "$logdx" --format json -j $j "$tmp/all.log" >"$tmp/c$j.out" 2>&1
+  echo $? >>"$tmp/c$j.out"
+  if ! cmp -s "$tmp/a1.out" "$tmp/c$j.out"; then
+    echo "jobs: one input, collapsed templates, -j $j differs from -j 1 without them:"
+    diff -u "$tmp/a1.out" "$tmp/c$j.out" | head -40
+    fail=1
+  fi
+done
 # compressed: decoded ahead on a thread of its own when there are threads to spare
 gzip -1 -c "$tmp/all.log" >"$tmp/all.log.gz"
 zstd -q -1 -c "$tmp/all.log" >"$tmp/all.log.zst" 2>/dev/null || cp "$tmp/all.log.gz" "$tmp/all.log.zst"

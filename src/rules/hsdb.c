@@ -267,6 +267,8 @@ static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry
     return ok;
 }
 
+#define COLLAPSED_LITERAL_MIN 3 /* a widened form must require a string this long */
+
 /* The collapsed database of a part whose database has the entries ent[0..n) of signals
  * gs (and the specials when with_specials): each entry widened for collapsed templates
  * (digits.c), ids mapped by *cmap (nsig + LDXI_HS_* for the specials), *nids of them.
@@ -284,12 +286,19 @@ static void collapsed_db(ldx_ruleset *rs, ldxi_hsdb *h, const uint32_t *gs, cons
         ok = (csp[sp] = ldxi_re_collapse_digits(specials[sp])) != NULL;
     size_t nc = 0;
     for (size_t x = 0; ok && x < n; x++) {
-        /* from the pattern itself, not its cheaper form: a form may keep little more than
-         * the digits ("119|120" for a sentence ending in an Xid), which a collapsed
-         * template reads as nothing; from its strings, where the database has them */
+        /* from the entry the database has (its strings, or the pattern's cheaper form:
+         * much cheaper to compile widened), unless the form keeps little more than digits
+         * ("119|120" for a sentence ending in an Xid), which a collapsed template reads
+         * as nothing: then from the pattern itself */
         const ldx_signal_info *si = signal_of(rs, h, gs[x]);
-        char *wide = ldxi_re_collapse_digits(ent[x].literal ? ent[x].expr : si->pattern);
-        if (!wide && !ent[x].literal && ent[x].expr) wide = ldxi_re_collapse_digits(ent[x].expr);
+        char *wide = ldxi_re_collapse_digits(ent[x].expr ? ent[x].expr : si->pattern);
+        if (!ent[x].literal && ent[x].expr && (!wide || ldxi_pattern_literal(wide) < COLLAPSED_LITERAL_MIN)) {
+            char *whole = ldxi_re_collapse_digits(si->pattern);
+            if (whole) {
+                free(wide);
+                wide = whole;
+            }
+        }
         if (!wide) {
             ok = give_up_in(h, gs[x], LDXI_HS_COLLAPSED);
             continue;
@@ -512,8 +521,9 @@ static void free_db(void *db, size_t mapped)
     hs_free_database(db);
 }
 
-/* Loads a serialized part (the embedded one, or one from the cache) into the next
- * slot: the signals it names by pattern are covered. False, with nothing changed, if it
+/* Loads a serialized part (the embedded one, or one from the cache: *keep, the malloc'd
+ * bytes, which the part keeps when it holds on to its collapsed database's, and then
+ * sets NULL) into the next slot: the signals it names by pattern are covered. False, with nothing changed, if it
  * does not load (e.g. built for other CPU features): those signals are compiled. */
 /* A length (u64) and that many bytes: where they start, or NULL. */
 static const unsigned char *take_bytes(const unsigned char **p, const unsigned char *end, size_t *n)
@@ -529,7 +539,7 @@ static const unsigned char *take_bytes(const unsigned char **p, const unsigned c
 }
 
 static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
-                      const unsigned char *bytes, size_t len, bool stable)
+                      const unsigned char *bytes, size_t len, unsigned char **keep)
 {
     const unsigned char *p = bytes, *end = p + len;
     if (len < 8 || memcmp(p, "LDX6", 4) || h->nparts == (int)(sizeof h->part / sizeof *h->part))
@@ -652,16 +662,9 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
     size_t mapped = 0, tmapped = 0;
     hs_database_t *db = cok ? load_db(dbp, dblen, &mapped) : NULL;
     hs_database_t *tdb = db && tn ? load_db(tdbp, tdblen, &tmapped) : NULL;
-    /* the collapsed database stays serialized until it is asked for: the embedded
-     * bytes as they are, a cache file's copied */
-    const unsigned char *cblob = NULL;
-    bool copied = false;
-    if (db && cmap && cn && cdblen) {
-        unsigned char *copy = stable ? NULL : malloc(cdblen);
-        if (copy) memcpy(copy, cdbp, cdblen);
-        cblob = stable ? cdbp : copy;
-        copied = copy != NULL;
-    }
+    /* the collapsed database stays serialized until it is asked for, in the bytes as
+     * they are: the embedded ones, or a cache file's, which the part keeps (*keep) */
+    const unsigned char *cblob = db && cmap && cn && cdblen ? cdbp : NULL;
     if (!db || (tn && !tdb) || (cn && cdblen && !cblob)) {
         if (db) free_db(db, mapped);
         if (tdb) free_db(tdb, tmapped);
@@ -684,7 +687,11 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         cmap = NULL;
     }
     h->part[h->nparts++] = (ldxi_hspart){db, map, nids, mapped, tdb, tmap, tdb ? tn : 0, tmapped,
-                                         NULL, cmap, cblob ? cids : 0, 0, cblob, cblob ? cdblen : 0, copied};
+                                         NULL, cmap, cblob ? cids : 0, 0, cblob, cblob ? cdblen : 0, NULL};
+    if (cblob && keep) {
+        h->part[h->nparts - 1].cfree = *keep;
+        *keep = NULL;
+    }
     return true;
 }
 
@@ -764,7 +771,7 @@ static void free_part(ldxi_hspart *p)
     free(p->tmap);
     if (p->cdb) free_db(p->cdb, p->cmapped);
     free(p->cmap);
-    if (p->cowned) free((void *)p->cblob);
+    free(p->cfree);
     memset(p, 0, sizeof *p);
 }
 
@@ -889,7 +896,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     }
     size_t na0 = h->nalways;
     bool embedded = getenv("LOGDX_NO_EMBEDDED_DB") == NULL &&
-                    from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len, true);
+                    from_blob(h, covered, by_hash, ldxi_builtin_hsdb, ldxi_builtin_hsdb_len, NULL);
     if (embedded && !serves_most(&h->part[h->nparts - 1], h->nsig)) {
         /* --no-default-rules, or a few built-in rules among many of the user's: scanning
          * for every built-in pattern to use a handful would double the scan's cost (it
@@ -925,7 +932,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
         unsigned char *blob = cache ? ldxi_hscache_read(path, &len) : NULL;
         memset(covered, 0, h->nsig); /* from_blob covers only what the blob names */
         size_t na = h->nalways, nca = h->ncalways;
-        bool loaded = blob && from_blob(h, covered, by_hash, blob, len, false);
+        bool loaded = blob && from_blob(h, covered, by_hash, blob, len, &blob);
         bool hit = loaded && all_covered(covered, gs, cnt);
         free(blob);
         if (!hit) {

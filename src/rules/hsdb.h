@@ -54,10 +54,11 @@ typedef struct {
     size_t cmapped;
     /* a loaded part's collapsed database is deserialized when first asked for
      * (ldxi_hsdb_collapsed): most logs never need it, and it is the largest of the
-     * three; until then its bytes (cowned: a copy this part frees) */
+     * three; until then its bytes, in cfree when that is not NULL (a cache file's
+     * bytes, which the part keeps rather than copy) */
     const unsigned char *cblob;
     size_t cbloblen;
-    bool cowned;
+    void *cfree;
 } ldxi_hspart;
 
 /* Which lines a database scans, and so how its patterns are given (digits.c). */
