@@ -94,6 +94,10 @@ static size_t relax(walker *w, size_t i)
 {
     const char *p = w->p;
     size_t n = w->n;
+    while (i + 2 < n && p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') { /* comments between */
+        while (i < n && p[i] != ')') i++;
+        if (i < n) i++;
+    }
     if (i < n && (p[i] == '?' || p[i] == '*' || p[i] == '+')) {
         put(w, p[i] == '+' ? "*" : p + i, 1);
         i++;
@@ -423,8 +427,12 @@ static size_t group(walker *w, size_t i, int depth)
         } else if (c == '<' || c == '\'' || (c == 'P' && c3 == '<')) { /* a named group */
             char close = c == '\'' ? '\'' : '>';
             size_t k = i + (c == 'P' ? 4 : 3);
-            while (k < n && p[k] != close) k++;
-            if (k >= n) {
+            /* a name is a word; anything else ((?<* , a non-atomic lookbehind) is not
+             * a group this knows */
+            while (k < n && p[k] != close && (p[k] == '_' || (p[k] >= '0' && p[k] <= '9') ||
+                                              ((p[k] | 0x20) >= 'a' && (p[k] | 0x20) <= 'z')))
+                k++;
+            if (k >= n || p[k] != close) {
                 give_up(w);
                 return n;
             }

@@ -304,7 +304,10 @@ static char *per_alternative(const char *pattern,
     return out;
 }
 
-char *ldxi_prefilter_form(const char *pattern) { return per_alternative(pattern, form_alternative); }
+char *ldxi_prefilter_form(const char *pattern)
+{
+    return strstr(pattern, "(?#") ? NULL : per_alternative(pattern, form_alternative);
+}
 
 /* ---- ends ----
  * Vectorscan calls back at every place a match can end: "loss: 2.3451" ends after each
@@ -373,7 +376,13 @@ static bool trim_top(const char *p, size_t n, char *out, size_t *olen)
     return trim_alternative(p, n, out, olen, 0);
 }
 
-char *ldxi_trim_end(const char *pattern) { return per_alternative(pattern, trim_top); }
+char *ldxi_trim_end(const char *pattern)
+{
+    /* a comment is no atom: a quantifier after one is the item's before it ("(a)(?#x)?" is
+     * "(a)?"), which trimming the comment as an optional tail would make required */
+    if (strstr(pattern, "(?#")) return NULL;
+    return per_alternative(pattern, trim_top);
+}
 
 /* ---- anchors ----
  * Vectorscan scans a batch of lines as one buffer, so `^` and `$` (multi-line mode) are
@@ -619,8 +628,9 @@ bool ldxi_literal_strings(const char *pattern, ldxi_lits *set, bool *caseless)
         lead = 4;
         *caseless = true;
     }
-    return no_options(pattern, n, lead) && set_of(pattern + lead, n - lead, 0, set) && set->n &&
-           set_worth(set) >= KEEP_MIN_LITERAL;
+    /* a comment is no atom (see ldxi_trim_end): none of these readers takes one */
+    return !strstr(pattern, "(?#") && no_options(pattern, n, lead) && set_of(pattern + lead, n - lead, 0, set) &&
+           set->n && set_worth(set) >= KEEP_MIN_LITERAL;
 }
 
 char *ldxi_literal_set(const char *pattern, bool *caseless)

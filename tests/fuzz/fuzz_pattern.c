@@ -8,7 +8,7 @@
  * subject the pattern matches (the bytes after a NUL, or the pattern's own text) holds
  * one of the strings of its literal set, and the form and the anchor-free pattern match
  * it too (PCRE2 standing in for Vectorscan: they must be supersets). The digit
- * rewrites keep their promises (check_digits). */
+ * rewrites, for templates and collapsed templates, keep their promises (check_digits). */
 #include <string.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -140,6 +140,17 @@ static void check_digits(const char *p, const char *subject, size_t sn)
     }
     pcre2_code_free(wre);
     free(wide);
+    /* collapsed: the widening matches the subject's collapsed template (each run of
+     * digits one '0') wherever the pattern matches the subject */
+    char *cw = ldxi_re_collapse_digits(p);
+    pcre2_code *cre = cw ? pcre2_compile((PCRE2_SPTR)cw, PCRE2_ZERO_TERMINATED, 0, &err, &off, NULL) : NULL;
+    FUZZ_CHECK(!cw || cre);
+    if (cre && m == 1) {
+        size_t cn = ldxi_digits_collapse(subject, sn, t);
+        FUZZ_CHECK(match_at(cre, t, cn, tov, &tpairs) != 0);
+    }
+    pcre2_code_free(cre);
+    free(cw);
     pcre2_code_free(re);
     free(t);
 }
