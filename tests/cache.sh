@@ -29,10 +29,10 @@ run >"$tmp/2.out"
 cmp -s "$tmp/1.out" "$tmp/2.out" || { echo "cache: the second run (from the cache) differs:"; diff "$tmp/1.out" "$tmp/2.out" | head -20; fail=1; }
 grep -q 'cuda-oom-pytorch-user' "$tmp/1.out" || { echo "cache: the user rule did not fire"; fail=1; }
 f=$(ls "$tmp/cache"/* | head -n 1)
-printf 'LDX5 damaged' >"$f"
+printf 'LDX6 damaged' >"$f"
 run >"$tmp/3.out"
 cmp -s "$tmp/1.out" "$tmp/3.out" || { echo "cache: a damaged cache file changed the result"; fail=1; }
-[ "$(head -c 4 "$f")" = LDX5 ] && [ "$(wc -c <"$f")" -gt 100 ] || { echo "cache: the damaged file was not rewritten"; fail=1; }
+[ "$(head -c 4 "$f")" = LDX6 ] && [ "$(wc -c <"$f")" -gt 100 ] || { echo "cache: the damaged file was not rewritten"; fail=1; }
 rm -rf "$tmp/cache"
 LOGDX_NO_CACHE=1 run >"$tmp/4.out"
 cmp -s "$tmp/1.out" "$tmp/4.out" || { echo "cache: LOGDX_NO_CACHE=1 changed the result"; fail=1; }
