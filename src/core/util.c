@@ -394,3 +394,19 @@ size_t ldxi_edit_distance(const char *a, const char *b)
         }
     return d[la][lb];
 }
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void ldxi_sort_unique_u32(uint32_t *v, size_t *n)
+{
+    if (*n < 2) return;
+    qsort(v, *n, sizeof(uint32_t), cmp_u32);
+    size_t w = 1;
+    for (size_t r = 1; r < *n; r++)
+        if (v[r] != v[w - 1]) v[w++] = v[r];
+    *n = w;
+}

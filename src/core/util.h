@@ -51,6 +51,8 @@ static inline ldx_status ldxi_grow(void **v, size_t *cap, size_t need, size_t el
 {
     return need <= *cap ? LDX_OK : ldxi_grow_slow(v, cap, need, elem);
 }
+/* Sorts v[0..*n) ascending and drops repeats (*n: how many are left). */
+void ldxi_sort_unique_u32(uint32_t *v, size_t *n);
 #define LDXI_PUSH(vec, n, cap, val)                                                      \
     (ldxi_grow((void **)&(vec), &(cap), (n) + 1, sizeof(*(vec))) == LDX_OK               \
          ? ((vec)[(n)++] = (val), LDX_OK)                                                \

@@ -129,18 +129,13 @@ static bool find_twins(const ldx_ruleset *rs, ldxi_hsdb *h)
 extern const unsigned char ldxi_builtin_hsdb[];
 extern const size_t ldxi_builtin_hsdb_len;
 
-static int cmp_u32(const void *a, const void *b)
+/* Appends g to a list of signals (always, calways). */
+static bool add_signal(uint32_t **list, size_t *n, uint32_t g)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static bool add_always(ldxi_hsdb *h, uint32_t g)
-{
-    uint32_t *v = realloc(h->always, (h->nalways + 1) * sizeof(uint32_t));
+    uint32_t *v = realloc(*list, (*n + 1) * sizeof(uint32_t));
     if (!v) return false;
-    h->always = v;
-    h->always[h->nalways++] = g;
+    *list = v;
+    v[(*n)++] = g;
     return true;
 }
 
@@ -152,32 +147,18 @@ static void drop(uint32_t *gs, ldxi_hsentry *ent, size_t n, size_t x)
     memmove(ent + x, ent + x + 1, (n - x - 1) * sizeof(ldxi_hsentry));
 }
 
-/* The always list takes signal g and every signal with its pattern. */
-static bool give_up(ldxi_hsdb *h, uint32_t g)
-{
-    bool ok = true;
-    for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) ok = add_always(h, g) && ok;
-    return ok;
-}
-
-static bool add_calways(ldxi_hsdb *h, uint32_t g)
-{
-    uint32_t *v = realloc(h->calways, (h->ncalways + 1) * sizeof(uint32_t));
-    if (!v) return false;
-    h->calways = v;
-    h->calways[h->ncalways++] = g;
-    return true;
-}
-
-/* A signal a database of this mode cannot take: one the collapsed database gives up
- * may match a line of any collapsed template; any other is matched on every line. */
+/* A signal a database of this mode cannot take, with every signal of its pattern: one
+ * the collapsed database gives up may match a line of any collapsed template (calways);
+ * any other is matched on every line (the always list). */
 static bool give_up_in(ldxi_hsdb *h, uint32_t g, int mode)
 {
-    if (mode != LDXI_HS_COLLAPSED) return give_up(h, g);
-    bool ok = true;
-    for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) ok = add_calways(h, g) && ok;
+    bool c = mode == LDXI_HS_COLLAPSED, ok = true;
+    for (; g != LDXI_HS_IGNORE; g = h->same_next[g])
+        ok = add_signal(c ? &h->calways : &h->always, c ? &h->ncalways : &h->nalways, g) && ok;
     return ok;
 }
+
+static bool give_up(ldxi_hsdb *h, uint32_t g) { return give_up_in(h, g, LDXI_HS_LINES); }
 
 /* Compiles ent[0..*pn) (the entries of signals gs, ids their positions) and the specials
  * spx[] when given (ids from *pn on) into *out (NULL when there is nothing to compile),
@@ -582,7 +563,7 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         if (g >= 0) cover_chain(h, covered, (uint32_t)g);
         if (kind == 1) {
             for (uint32_t x = (uint32_t)g; g >= 0 && x != LDXI_HS_IGNORE; x = h->same_next[x])
-                if (!add_always(h, x)) ok = false;
+                if (!add_signal(&h->always, &h->nalways, x)) ok = false;
             continue;
         }
         map[nids++] = g >= 0 ? (uint32_t)g : LDXI_HS_IGNORE;
@@ -657,7 +638,7 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
         p = q;
         long g = find_hash(by_hash, h->nsig, hash);
         for (uint32_t x = (uint32_t)g; g >= 0 && x != LDXI_HS_IGNORE; x = h->same_next[x])
-            if (!add_calways(h, x)) cok = false;
+            if (!add_signal(&h->calways, &h->ncalways, x)) cok = false;
     }
     size_t mapped = 0, tmapped = 0;
     hs_database_t *db = cok ? load_db(dbp, dblen, &mapped) : NULL;
@@ -804,16 +785,6 @@ static bool digit_blindness(const ldx_ruleset *rs, ldxi_hsdb *h)
     return true;
 }
 
-static void sort_unique(uint32_t *v, size_t *n)
-{
-    if (*n < 2) return;
-    qsort(v, *n, sizeof(uint32_t), cmp_u32);
-    size_t w = 1;
-    for (size_t r = 1; r < *n; r++)
-        if (v[r] != v[w - 1]) v[w++] = v[r];
-    *n = w;
-}
-
 /* The collapsed widenings of the signals no collapsed database serves (always[] and
  * calways[]), with which the memo asks a collapsed template about them. */
 static bool collapsed_wide(const ldx_ruleset *rs, ldxi_hsdb *h)
@@ -956,8 +927,8 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     free(covered);
     free(rest);
     if (!ok) goto fail;
-    sort_unique(h->always, &h->nalways);
-    sort_unique(h->calways, &h->ncalways);
+    ldxi_sort_unique_u32(h->always, &h->nalways);
+    ldxi_sort_unique_u32(h->calways, &h->ncalways);
     h->collapsed = h->nparts > 0;
     for (int i = 0; i < h->nparts; i++) h->collapsed = h->collapsed && (h->part[i].cdb || h->part[i].cblob);
     if (h->collapsed && !collapsed_wide(rs, h)) goto fail;

@@ -379,19 +379,12 @@ static int on_collapsed_hit(unsigned id, unsigned long long from, unsigned long 
     }
     ldxi_worker *w = cc->w;
     for (; g != LDXI_HS_IGNORE; g = h->same_next[g]) { /* the entry stands for its pattern's signals */
-        if (ldxi_grow((void **)&w->cg, &w->cgcap, w->ncg + 1, sizeof(uint32_t)) != LDX_OK) {
+        if (LDXI_PUSH(w->cg, w->ncg, w->cgcap, g) != LDX_OK) {
             cc->failed = true;
             return 1;
         }
-        w->cg[w->ncg++] = g;
     }
     return 0;
-}
-
-static int cmp_g(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* The signals the database has not, asked with their collapsed widenings (PCRE2): each
@@ -405,8 +398,7 @@ static bool collapsed_unserved(const ldx_scanner *s, ldxi_worker *w, const uint3
         pcre2_code *code = cw->pattern ? ldxi_sig_code(cw) : NULL;
         if (code && pcre2_match(code, (PCRE2_SPTR)t, n, 0, 0, w->md, s->mctx) == PCRE2_ERROR_NOMATCH)
             continue;
-        if (ldxi_grow((void **)&w->cg, &w->cgcap, w->ncg + 1, sizeof(uint32_t)) != LDX_OK) return false;
-        w->cg[w->ncg++] = v[i];
+        if (LDXI_PUSH(w->cg, w->ncg, w->cgcap, v[i]) != LDX_OK) return false;
     }
     return true;
 }
@@ -430,16 +422,13 @@ static bool collapsed_fill(const ldx_scanner *s, ldxi_worker *w, uint32_t x, con
     if (!collapsed_unserved(s, w, h->always, h->nalways, t, n) ||
         !collapsed_unserved(s, w, h->calways, h->ncalways, t, n))
         return false;
-    if (w->ncg > 1) qsort(w->cg, w->ncg, sizeof(uint32_t), cmp_g);
-    size_t k = 0;
-    for (size_t i = 0; i < w->ncg; i++)
-        if (!k || w->cg[i] != w->cg[k - 1]) w->cg[k++] = w->cg[i];
+    ldxi_sort_unique_u32(w->cg, &w->ncg);
     ldxi_memo *cm = &w->cmemo;
-    if (!ldxi_memo_reserve(cm, k, 0)) return false;
+    if (!ldxi_memo_reserve(cm, w->ncg, 0)) return false;
     ldxi_memo_entry *e = &cm->ent[x];
     e->item = (uint32_t)cm->nitems;
-    for (size_t i = 0; i < k; i++) cm->items[cm->nitems++] = (ldxi_memo_item){w->cg[i], LDXI_MEMO_RUN, 0};
-    e->nitems = (uint32_t)k;
+    for (size_t i = 0; i < w->ncg; i++) cm->items[cm->nitems++] = (ldxi_memo_item){w->cg[i], LDXI_MEMO_RUN, 0};
+    e->nitems = (uint32_t)w->ncg;
     e->hints = hints;
     ldxi_memo_ready(cm, x);
     return true;

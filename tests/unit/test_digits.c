@@ -157,6 +157,14 @@ static unsigned next(unsigned *seed)
     return *seed >> 16;
 }
 
+/* 1 to 20 characters of alphabet into line; their number. */
+static size_t random_line(char *line, const char *alphabet, unsigned *seed)
+{
+    size_t n = 1 + next(seed) % 20, k = strlen(alphabet);
+    for (size_t i = 0; i < n; i++) line[i] = alphabet[next(seed) % k];
+    return n;
+}
+
 static void test_promises(void **state)
 {
     (void)state;
@@ -174,8 +182,7 @@ static void test_promises(void **state)
         assert_non_null(wide);
         bool blind = ldxi_re_digit_blind(exprs[e]);
         for (int t = 0; t < 3000; t++) {
-            size_t n = 1 + next(&seed) % 20;
-            for (size_t i = 0; i < n; i++) line[i] = alphabet[next(&seed) % (sizeof alphabet - 1)];
+            size_t n = random_line(line, alphabet, &seed);
             ldxi_digits_template(line, n, tmpl);
             PCRE2_SIZE ov1[8], ov2[8];
             int c1, c2;
@@ -216,8 +223,7 @@ static void test_collapse_promise(void **state)
         char *wide = ldxi_re_collapse_digits(exprs[e]);
         if (!wide) fail_msg("%s: no collapsed widening", exprs[e]);
         for (int t = 0; t < 4000; t++) {
-            size_t n = 1 + next(&seed) % 20;
-            for (size_t i = 0; i < n; i++) line[i] = alphabet[next(&seed) % (sizeof alphabet - 1)];
+            size_t n = random_line(line, alphabet, &seed);
             size_t m = ldxi_digits_collapse(line, n, tmpl);
             if (matches(exprs[e], line, n, NULL, NULL) && !matches(wide, tmpl, m, NULL, NULL))
                 fail_msg("%s matches '%.*s' but %s misses '%.*s'", exprs[e], (int)n, line, wide, (int)m, tmpl);
