@@ -1,6 +1,7 @@
 /* What the prefilter database is given for a signal (see hsdb.h): the fixed strings
  * its pattern requires, where the rules' examples show they filter as well as the
- * pattern; otherwise a cheaper form of the pattern (pform.c), never with anchors. */
+ * pattern; otherwise a cheaper form of the pattern (pform.c), never with anchors or wide
+ * bounded repeats. */
 #ifdef LDX_HAVE_HS
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,11 @@ char *ldxi_hsentry_form(const char *pattern)
     if (trimmed) {
         free(form);
         form = trimmed;
+    }
+    char *wide = ldxi_widen_bounds(form ? form : pattern);
+    if (wide) {
+        free(form);
+        form = wide;
     }
     return form;
 }

@@ -128,6 +128,9 @@ char *ldxi_trim_end(const char *pattern);
 /* The expression without its anchors (^ $ \A \Z \z: see pform.c), malloc'd; NULL when
  * it has none. */
 char *ldxi_strip_anchors(const char *expr);
+/* The expression with its wide bounded repeats unbounded ({2,300} -> {2,}) outside
+ * lookarounds (pform.c), malloc'd; NULL when it has none. */
+char *ldxi_widen_bounds(const char *expr);
 /* Fixed strings one of which every match of a pattern contains. */
 #define LDXI_LITS_MAX 16 /* strings in a set */
 #define LDXI_LIT_MAX 64  /* bytes in a string */

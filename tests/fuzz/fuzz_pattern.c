@@ -181,6 +181,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_superset(p, trimmed, subject, sn);
     }
     free(trimmed);
+    char *wide = ldxi_widen_bounds(p);
+    if (wide) {
+        FUZZ_CHECK(strlen(wide) < strlen(p));
+        if (compiles(p)) FUZZ_CHECK(compiles(wide));
+        check_superset(p, wide, subject, sn);
+    }
+    free(wide);
     char *bare = ldxi_strip_anchors(p);
     check_superset(p, bare, subject, sn);
     if (bare) {

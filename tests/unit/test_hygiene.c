@@ -151,6 +151,22 @@ static void test_anchors(void **state)
     bare_is("abc[^", "=");
 }
 
+/* The expression with its wide bounds unbounded, or "=" when it has none. */
+static void wide_is(const char *expr, const char *want) { settled_is(ldxi_widen_bounds, expr, want); }
+
+static void test_widened_bounds(void **state)
+{
+    (void)state;
+    /* a bound of 8 or more goes, lazy or possessive, at any depth */
+    wide_is("loss[^\\n]{0,60}?nan", "loss[^\\n]{0,}nan");
+    wide_is("(?:a.{1,2000}b)+c\\w{8}x{2,9}+", "(?:a.{1,}b)+c\\w{8}x{2,}");
+    /* small or exact bounds, open ones, a brace that is no quantifier: kept */
+    wide_is("\\s{0,3}\\d{4}x{2,}", "=");
+    wide_is("a{,9}b{x}\\{0,99}[{0,99}]", "=");
+    /* inside a lookaround a wider bound is no superset */
+    wide_is("(?!.{0,2000}maybe)(?<=a{0,9})x.{0,20}", "(?!.{0,2000}maybe)(?<=a{0,9})x.{0,}");
+}
+
 /* The literals a pattern requires, for the prefilter when Vectorscan refuses it. */
 static void lits_are(const char *pattern, const char *want, bool want_ci)
 {
@@ -385,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_literal_sets),
         cmocka_unit_test(test_anchors),
+        cmocka_unit_test(test_widened_bounds),
 #ifdef LDX_HAVE_HS
         cmocka_unit_test(test_portable_databases),
         cmocka_unit_test(test_scanner_finds_what_others_do),
