@@ -385,64 +385,6 @@ char *ldxi_trim_end(const char *pattern)
     return per_alternative(pattern, trim_top);
 }
 
-/* ---- bounds ----
- * A bounded repeat costs Vectorscan much more than an unbounded one: `[^\n]{0,60}?`
- * or `.{0,2000}?` is a counter the automaton keeps for every place the part before it
- * matched, where `[^\n]*` is one state. The prefilter only has to find a superset of
- * the lines, and `X{m,}` matches wherever `X{m,n}` does; so a form's wide bounds go
- * (measured on the whole built-in database: 12-17% less prefilter time on the bench log
- * and on real lines, a thousandth more lines handed to PCRE2). Inside a lookaround a
- * wider bound is no superset (a negative one would hold on fewer lines): left as it is. */
-
-/* Whether the group opened at p[i] is a lookaround (or a comment); *end: past it. */
-static bool lookaround_at(const char *p, size_t n, size_t i, size_t *end)
-{
-    size_t e = group_end(p, n, i);
-    if (!e) return false;
-    group_kind kind;
-    group_body(p, i, e, &kind);
-    if (kind != GROUP_LOOK) return false;
-    *end = e;
-    return true;
-}
-
-char *ldxi_widen_bounds(const char *expr)
-{
-    size_t n = strlen(expr);
-    char *out = malloc(n + 1);
-    if (!out) return NULL;
-    size_t o = 0;
-    bool changed = false;
-    for (size_t i = 0; i < n;) {
-        size_t next = i + 1, min, max;
-        if (expr[i] == '\\') {
-            next = ldxi_re_escape_end(expr, n, i);
-        } else if (expr[i] == '[') {
-            next = ldxi_re_class_end(expr, n, i) + 1;
-            if (next > n) next = n;
-        } else if (expr[i] == '(' && lookaround_at(expr, n, i, &next)) {
-            /* copied as it is */
-        } else if (expr[i] == '{' && (next = quantifier(expr, n, i, &min, &max)) > i &&
-                   max != SIZE_MAX && max != min && max >= GAP_MIN_BOUND) {
-            o += (size_t)sprintf(out + o, "{%zu,}", min);
-            changed = true;
-            i = next;
-            continue;
-        } else {
-            next = i + 1;
-        }
-        memcpy(out + o, expr + i, next - i);
-        o += next - i;
-        i = next;
-    }
-    if (!changed) {
-        free(out);
-        return NULL;
-    }
-    out[o] = '\0';
-    return out;
-}
-
 /* ---- anchors ----
  * Vectorscan scans a batch of lines as one buffer, so `^` and `$` (multi-line mode) are
  * its line starts and ends, and \A, \Z, \z the batch's. The batch ones would miss
@@ -498,6 +440,53 @@ char *ldxi_strip_anchors(const char *expr)
             changed = true;
             i++;
             continue;
+        }
+        memcpy(out + o, expr + i, next - i);
+        o += next - i;
+        i = next;
+    }
+    if (!changed) {
+        free(out);
+        return NULL;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* ---- bounds ----
+ * A bounded repeat costs Vectorscan much more than an unbounded one: `[^\n]{0,60}?`
+ * or `.{0,2000}?` is a counter the automaton keeps for every place the part before it
+ * matched, where `[^\n]*` is one state. The prefilter only has to find a superset of
+ * the lines, and `X{m,}` matches wherever `X{m,n}` does; so a form's wide bounds go
+ * (measured on the whole built-in database: 12-17% less prefilter time on the bench log
+ * and on real lines, a thousandth more lines handed to PCRE2). Inside a lookaround a
+ * wider bound is no superset (a negative one would hold on fewer lines): left as it is
+ * (kept_whole() above). */
+
+char *ldxi_widen_bounds(const char *expr)
+{
+    size_t n = strlen(expr);
+    char *out = malloc(n + 1);
+    if (!out) return NULL;
+    size_t o = 0;
+    bool changed = false;
+    for (size_t i = 0; i < n;) {
+        size_t next = i + 1, min, max;
+        if (expr[i] == '\\') {
+            next = ldxi_re_escape_end(expr, n, i);
+        } else if (expr[i] == '[') {
+            next = ldxi_re_class_end(expr, n, i) + 1;
+            if (next > n) next = n;
+        } else if (expr[i] == '(' && kept_whole(expr, n, i, &next)) {
+            /* a lookaround (or a verb) is copied as it is */
+        } else if (expr[i] == '{' && (next = quantifier(expr, n, i, &min, &max)) > i &&
+                   max != SIZE_MAX && max != min && max >= GAP_MIN_BOUND) {
+            o += (size_t)sprintf(out + o, "{%zu,}", min);
+            changed = true;
+            i = next;
+            continue;
+        } else {
+            next = i + 1;
         }
         memcpy(out + o, expr + i, next - i);
         o += next - i;
