@@ -87,6 +87,35 @@ static void give_up(walker *w)
     w->blind = false;
 }
 
+/* Something PCRE2 ignores (a comment, a stray \E) was left out before p[i]: what stood on
+ * either side of it must not join into another token (`\x(?#)c` is \x00 then c; `\xc`
+ * would be \x0c). An empty group keeps them apart, unless a quantifier follows, which
+ * applies to the atom before as it did (`\d(?#n)+` is `\d+`); a brace quantifier after an
+ * escape that takes braces (`\x{..}`, `\p{..}`, `\g{..}`) would still join: given up. */
+static void keep_apart(walker *w, size_t i)
+{
+    const char *p = w->p;
+    for (;;) { /* past more of them: the quantifier after the last one counts */
+        if (i + 2 < w->n && p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') {
+            while (i < w->n && p[i] != ')') i++;
+            if (i < w->n) i++;
+        } else if (i + 1 < w->n && p[i] == '\\' && p[i + 1] == 'E') {
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    char c = i < w->n ? p[i] : '\0';
+    if (!c || c == ')' || c == '|') return;
+    if (c == '*' || c == '+' || c == '?') return;
+    if (c == '{') {
+        if (w->out && w->len >= 2 && w->out[w->len - 2] == '\\' && strchr("xopPgkNu", w->out[w->len - 1]))
+            give_up(w);
+        return;
+    }
+    put(w, "(?:)", 4);
+}
+
 /* Collapsed templates: the atom just written (at w->out[mark..]) can take a digit, so
  * it may take none too. The quantifier at p[i] after it, if any, loses its minimum
  * ({2,5} -> {0,5}, + -> *), or '?' is added. Returns where the walk goes on. */
@@ -332,7 +361,10 @@ static size_t escape(walker *w, size_t i)
         put(w, "\\E", 2);
         return k < w->n ? k + 2 : w->n;
     }
-    if (e == 'E') return i + 2; /* a stray \E means nothing */
+    if (e == 'E') { /* a stray \E means nothing */
+        keep_apart(w, i + 2);
+        return i + 2;
+    }
     if (escape_set(e) >= 0 || (e && strchr("bBAzZGK", e))) {
         if (e == 'N' && i + 2 < w->n && p[i + 2] == '{') { /* \N{U+..} */
             give_up(w);
@@ -400,7 +432,9 @@ static size_t group(walker *w, size_t i, int depth)
         if (c == '#') { /* a comment */
             size_t k = i + 3;
             while (k < n && p[k] != ')') k++;
-            return k < n ? k + 1 : n;
+            if (k >= n) return n;
+            keep_apart(w, k + 1);
+            return k + 1;
         }
         if (c == '>' && w->collapse) {
             /* atomic: what it holds on to differs in a collapsed line; a plain group

@@ -26,15 +26,28 @@ typedef struct {
     bool gap;
 } atom;
 
+/* Past the comment "(?#...)" opened at p[i], which ends at its first ')' (no escapes or
+ * nesting in it); 0 if p[i] opens none or it is not closed. */
+static size_t comment_end(const char *p, size_t n, size_t i)
+{
+    if (i + 2 >= n || p[i + 1] != '?' || p[i + 2] != '#') return 0;
+    const char *c = memchr(p + i, ')', n - i);
+    return c ? (size_t)(c - p) + 1 : 0;
+}
+
 /* The end of the group opened at p[i] == '(' (just past its ')'), or 0 if unbalanced. */
 static size_t group_end(const char *p, size_t n, size_t i)
 {
     int depth = 0;
     for (; i < n; i++) {
+        size_t ce;
         if (p[i] == '\\') {
             i = ldxi_re_escape_end(p, n, i) - 1;
         } else if (p[i] == '[') {
             i = ldxi_re_class_end(p, n, i);
+        } else if (p[i] == '(' && (ce = comment_end(p, n, i))) {
+            if (depth == 0) return ce;
+            i = ce - 1;
         } else if (p[i] == '(') {
             depth++;
         } else if (p[i] == ')' && --depth == 0) {
@@ -397,7 +410,7 @@ char *ldxi_trim_end(const char *pattern)
  * PCRE2 matches still contains a match of the pattern without its anchors; so the
  * database never gets one, and PCRE2 checks them on the line. */
 
-/* Whether the group opened at p[i] goes into a stripped pattern as it is: a lookaround
+/* Whether the group opened at p[i] goes into a rewritten pattern as it is: a lookaround
  * or a comment (group_body's GROUP_LOOK), or a (*...) verb or assertion. *end: past it. */
 static bool kept_whole(const char *p, size_t n, size_t i, size_t *end)
 {
@@ -410,7 +423,14 @@ static bool kept_whole(const char *p, size_t n, size_t i, size_t *end)
     return true;
 }
 
-char *ldxi_strip_anchors(const char *expr)
+/* Edits the token p[i..next) (an escape, a class, a group kept whole, an options reset
+ * "(?^", or one character): appends its replacement to out at *o and returns where the
+ * edit ends (next, or further), or 0 to have it copied as it is. */
+typedef size_t (*token_edit)(const char *p, size_t n, size_t i, size_t next, char *out, size_t *o);
+
+/* The expression with edit() applied to each of its tokens, malloc'd; NULL when edit()
+ * changed none. A replacement is never longer than what it replaces. */
+static char *rewrite_tokens(const char *expr, token_edit edit)
 {
     size_t n = strlen(expr);
     char *out = malloc(n + 1);
@@ -421,24 +441,18 @@ char *ldxi_strip_anchors(const char *expr)
         size_t next = i + 1;
         if (expr[i] == '\\') {
             next = ldxi_re_escape_end(expr, n, i);
-            char c = i + 1 < n ? expr[i + 1] : '\0';
-            if (next == i + 2 && (c == 'A' || c == 'Z' || c == 'z')) {
-                changed = true;
-                i = next;
-                continue;
-            }
         } else if (expr[i] == '[') {
             next = ldxi_re_class_end(expr, n, i) + 1;
             if (next > n) next = n;
         } else if (expr[i] == '(' && i + 2 < n && expr[i + 1] == '?' && expr[i + 2] == '^') {
             next = i + 3; /* (?^...): options reset, not an anchor */
-        } else if (expr[i] == '(' && kept_whole(expr, n, i, &next)) {
-            /* a lookaround goes as it is: without its anchor, (?!^) would never hold and
-             * the result would miss lines (Vectorscan's prefilter mode reads a lookaround
-             * loosely anyway) */
-        } else if (expr[i] == '^' || expr[i] == '$') {
+        } else if (expr[i] == '(') {
+            kept_whole(expr, n, i, &next);
+        }
+        size_t to = edit(expr, n, i, next, out, &o);
+        if (to) {
             changed = true;
-            i++;
+            i = to;
             continue;
         }
         memcpy(out + o, expr + i, next - i);
@@ -452,6 +466,20 @@ char *ldxi_strip_anchors(const char *expr)
     out[o] = '\0';
     return out;
 }
+
+/* An anchor goes; a lookaround goes as it is (a group kept whole): without its anchor,
+ * (?!^) would never hold and the result would miss lines (Vectorscan's prefilter mode
+ * reads a lookaround loosely anyway). */
+static size_t drop_anchor(const char *p, size_t n, size_t i, size_t next, char *out, size_t *o)
+{
+    (void)n, (void)out, (void)o;
+    char c = p[i] == '\\' && next == i + 2 ? p[i + 1] : '\0';
+    if (c == 'A' || c == 'Z' || c == 'z') return next;
+    if (next == i + 1 && (p[i] == '^' || p[i] == '$')) return next;
+    return 0;
+}
+
+char *ldxi_strip_anchors(const char *expr) { return rewrite_tokens(expr, drop_anchor); }
 
 /* ---- bounds ----
  * A bounded repeat costs Vectorscan much more than an unbounded one: `[^\n]{0,60}?`
@@ -461,44 +489,18 @@ char *ldxi_strip_anchors(const char *expr)
  * (measured on the whole built-in database: 12-17% less prefilter time on the bench log
  * and on real lines, a thousandth more lines handed to PCRE2). Inside a lookaround a
  * wider bound is no superset (a negative one would hold on fewer lines): left as it is
- * (kept_whole() above). */
-
-char *ldxi_widen_bounds(const char *expr)
+ * (a group kept whole). */
+static size_t open_bound(const char *p, size_t n, size_t i, size_t next, char *out, size_t *o)
 {
-    size_t n = strlen(expr);
-    char *out = malloc(n + 1);
-    if (!out) return NULL;
-    size_t o = 0;
-    bool changed = false;
-    for (size_t i = 0; i < n;) {
-        size_t next = i + 1, min, max;
-        if (expr[i] == '\\') {
-            next = ldxi_re_escape_end(expr, n, i);
-        } else if (expr[i] == '[') {
-            next = ldxi_re_class_end(expr, n, i) + 1;
-            if (next > n) next = n;
-        } else if (expr[i] == '(' && kept_whole(expr, n, i, &next)) {
-            /* a lookaround (or a verb) is copied as it is */
-        } else if (expr[i] == '{' && (next = quantifier(expr, n, i, &min, &max)) > i &&
-                   max != SIZE_MAX && max != min && max >= GAP_MIN_BOUND) {
-            o += (size_t)sprintf(out + o, "{%zu,}", min);
-            changed = true;
-            i = next;
-            continue;
-        } else {
-            next = i + 1;
-        }
-        memcpy(out + o, expr + i, next - i);
-        o += next - i;
-        i = next;
-    }
-    if (!changed) {
-        free(out);
-        return NULL;
-    }
-    out[o] = '\0';
-    return out;
+    size_t min, max, end;
+    if (next != i + 1 || p[i] != '{' || (end = quantifier(p, n, i, &min, &max)) == i ||
+        max == SIZE_MAX || max == min || max < GAP_MIN_BOUND)
+        return 0;
+    *o += (size_t)sprintf(out + *o, "{%zu,}", min);
+    return end;
 }
+
+char *ldxi_widen_bounds(const char *expr) { return rewrite_tokens(expr, open_bound); }
 
 /* ---- literal sets ----
  * Fixed strings one of which every match must contain. The database takes them instead

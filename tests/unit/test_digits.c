@@ -90,6 +90,12 @@ static void test_widen(void **state)
     widen_is("(\\d)\\1", NULL);
     widen_is("\\p{N}", NULL);
     widen_is("(?(1)a|b)", NULL);
+    /* what PCRE2 ignores is left out without joining its two sides into another token;
+     * a quantifier after it still applies to the atom before */
+    widen_is("a\\x(?#b)c", "a\\x(?:)c");
+    widen_is("a\\E1", "a(?:)0");
+    widen_is("\\d(?#n)+x", "\\d+x");
+    widen_is("\\x(?#n){2}", NULL);
 }
 
 static void collapse_is(const char *expr, const char *want)

@@ -149,6 +149,8 @@ static void test_anchors(void **state)
     bare_is("\\babc\\b\\Bdef", "=");
     /* a class left open: copied as it is */
     bare_is("abc[^", "=");
+    /* a comment ends at its first ')', whatever it holds: kept as it is */
+    bare_is("(?#a(\\k^<[x)b$", "(?#a(\\k^<[x)b");
 }
 
 /* The expression with its wide bounds unbounded, or "=" when it has none. */
