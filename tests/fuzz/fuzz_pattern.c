@@ -155,6 +155,19 @@ static void check_digits(const char *p, const char *subject, size_t sn)
     free(t);
 }
 
+/* A prefilter rewrite of p (NULL: none): no longer than p (shorter when shorter), compiling
+ * where p does, and a superset of it on the subject. */
+static void check_rewrite(const char *p, char *(*rewrite)(const char *), bool shorter,
+                          const char *subject, size_t sn)
+{
+    char *r = rewrite(p);
+    if (!r) return;
+    FUZZ_CHECK(shorter ? strlen(r) < strlen(p) : strlen(r) <= strlen(p));
+    if (compiles(p)) FUZZ_CHECK(compiles(r));
+    check_superset(p, r, subject, sn);
+    free(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 4096) return 0;
@@ -167,27 +180,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t pn = strlen(p);
     const char *subject = pn < size ? (const char *)data + pn + 1 : p;
     size_t sn = pn < size ? size - pn - 1 : pn;
-    char *form = ldxi_prefilter_form(p);
-    if (form) {
-        FUZZ_CHECK(strlen(form) <= strlen(p));
-        if (compiles(p)) FUZZ_CHECK(compiles(form));
-        check_superset(p, form, subject, sn);
-    }
-    free(form);
-    char *trimmed = ldxi_trim_end(p);
-    if (trimmed) {
-        FUZZ_CHECK(strlen(trimmed) < strlen(p));
-        if (compiles(p)) FUZZ_CHECK(compiles(trimmed));
-        check_superset(p, trimmed, subject, sn);
-    }
-    free(trimmed);
-    char *wide = ldxi_widen_bounds(p);
-    if (wide) {
-        FUZZ_CHECK(strlen(wide) < strlen(p));
-        if (compiles(p)) FUZZ_CHECK(compiles(wide));
-        check_superset(p, wide, subject, sn);
-    }
-    free(wide);
+    check_rewrite(p, ldxi_prefilter_form, false, subject, sn);
+    check_rewrite(p, ldxi_trim_end, true, subject, sn);
+    check_rewrite(p, ldxi_widen_bounds, true, subject, sn);
     char *bare = ldxi_strip_anchors(p);
     check_superset(p, bare, subject, sn);
     if (bare) {
