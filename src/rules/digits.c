@@ -87,6 +87,22 @@ static void give_up(walker *w)
     w->blind = false;
 }
 
+/* Past what PCRE2 ignores at p[i] (comments, ending at their first ')', and stray \E),
+ * however many there are. */
+static size_t skip_ignored(const char *p, size_t n, size_t i)
+{
+    for (;;) {
+        if (i + 2 < n && p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') {
+            while (i < n && p[i] != ')') i++;
+            if (i < n) i++;
+        } else if (i + 1 < n && p[i] == '\\' && p[i + 1] == 'E') {
+            i += 2;
+        } else {
+            return i;
+        }
+    }
+}
+
 /* Something PCRE2 ignores (a comment, a stray \E) was left out before p[i]: what stood on
  * either side of it must not join into another token (`\x(?#)c` is \x00 then c; `\xc`
  * would be \x0c). An empty group keeps them apart, unless a quantifier follows, which
@@ -95,16 +111,7 @@ static void give_up(walker *w)
 static void keep_apart(walker *w, size_t i)
 {
     const char *p = w->p;
-    for (;;) { /* past more of them: the quantifier after the last one counts */
-        if (i + 2 < w->n && p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') {
-            while (i < w->n && p[i] != ')') i++;
-            if (i < w->n) i++;
-        } else if (i + 1 < w->n && p[i] == '\\' && p[i + 1] == 'E') {
-            i += 2;
-        } else {
-            break;
-        }
-    }
+    i = skip_ignored(p, w->n, i); /* past more of them: the quantifier after the last counts */
     char c = i < w->n ? p[i] : '\0';
     if (!c || c == ')' || c == '|') return;
     if (c == '*' || c == '+' || c == '?') return;
@@ -123,10 +130,7 @@ static size_t relax(walker *w, size_t i)
 {
     const char *p = w->p;
     size_t n = w->n;
-    while (i + 2 < n && p[i] == '(' && p[i + 1] == '?' && p[i + 2] == '#') { /* comments between */
-        while (i < n && p[i] != ')') i++;
-        if (i < n) i++;
-    }
+    i = skip_ignored(p, n, i); /* comments and stray \E between */
     if (i < n && (p[i] == '?' || p[i] == '*' || p[i] == '+')) {
         put(w, p[i] == '+' ? "*" : p + i, 1);
         i++;
@@ -154,7 +158,9 @@ static size_t relax(walker *w, size_t i)
         put(w, "?", 1);
         return i;
     }
-    if (i < n && p[i] == '+') return i + 1; /* possessive: greedy takes more */
+    size_t after = skip_ignored(p, n, i);
+    if (after < n && p[after] == '+') return after + 1; /* possessive: greedy takes more */
+    if (after < n && p[after] == '?') i = after;
     if (i < n && p[i] == '?') { /* lazy */
         put(w, "?", 1);
         i++;
