@@ -394,9 +394,12 @@ static void free_diagnosis(ldx_diagnosis *d)
 const char *ldx_diagnosis_title(const ldx_diagnosis *d, char *buf, size_t size)
 {
     if (d->headline) {
-        /* "KeyError: 'x' (a failure no rule names)": the title as an aside */
+        /* "KeyError: 'x' (a failure no rule names)": the title as an aside, its first letter
+         * in lower case unless it starts an acronym ("CUDA kernel crashed ...") */
         const char *t = d->rule->title;
-        snprintf(buf, size, "%s (%c%s)", d->headline, tolower((unsigned char)t[0]), t[0] ? t + 1 : "");
+        bool acronym = t[0] && isupper((unsigned char)t[1]);
+        snprintf(buf, size, "%s (%c%s)", d->headline, acronym ? t[0] : tolower((unsigned char)t[0]),
+                 t[0] ? t + 1 : "");
     }
     else
         snprintf(buf, size, "%s", d->rule->title);
