@@ -119,6 +119,45 @@ static const char *past_ray_prefix(const char *t)
     return NULL;
 }
 
+/* Past a syslog/journald prefix at t, "Aug  2 20:05:52 host ollama[447]: " (a service's
+ * output read with journalctl): month, day, time, host, then a tag ending in ": ". NULL
+ * where t holds none. */
+static const char *past_syslog_prefix(const char *t)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    bool month = false;
+    for (int m = 0; m < 12 && !month; m++) month = !strncmp(t, months + 3 * m, 3);
+    if (!month || t[3] != ' ') return NULL;
+    const char *p = t + 4;
+    while (*p == ' ') p++;
+    if (!isdigit((unsigned char)*p)) return NULL;
+    while (isdigit((unsigned char)*p)) p++;
+    if (*p++ != ' ' || !isdigit((unsigned char)p[0]) || !isdigit((unsigned char)p[1]) || p[2] != ':' ||
+        !isdigit((unsigned char)p[3]) || p[5] != ':' || !isdigit((unsigned char)p[7]))
+        return NULL;
+    p += 8;
+    while (*p == '.' || isdigit((unsigned char)*p)) p++;
+    if (*p++ != ' ') return NULL;
+    const char *host = p;
+    while (*p && *p != ' ') p++; /* the host */
+    if (p == host || *p++ != ' ') return NULL;
+    const char *tag = p, *e = strstr(p, ": ");
+    if (!e || e - tag > 80) return NULL;
+    for (const char *q = tag; q < e; q++)
+        if (*q == ' ') return NULL;
+    return e + 2;
+}
+
+/* Past Docker Compose's service column at t, "ollama  | " (the name, spaces, a bar). */
+static const char *past_compose_prefix(const char *t)
+{
+    const char *p = t;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') p++;
+    if (p == t || p - t > 64 || *p != ' ') return NULL;
+    while (*p == ' ') p++;
+    return p[0] == '|' && p[1] == ' ' ? p + 2 : NULL;
+}
+
 /* The failure in the log's words: the line from the exception's type (or, for a line of
  * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length. */
 static char *headline_of(const candidate *c)
@@ -154,10 +193,13 @@ static char *headline_of(const candidate *c)
             while (*t == '.' || *t == ',' || isdigit((unsigned char)*t)) t++;
         }
         for (bool more = true; more;) {
-            const char *ray;
+            const char *ray, *past;
             more = false;
             while (*t == ' ' || *t == '\t') t++;
-            if (*t == '>') {
+            if ((past = past_syslog_prefix(t)) || (past = past_compose_prefix(t))) {
+                t = past;
+                more = true;
+            } else if (*t == '>') {
                 t++;
                 more = true;
             } else if (*t == '(' && (ray = past_ray_prefix(t))) {

@@ -14,7 +14,8 @@ static const char *const texts[] = {
          "  terminate: {pattern: 'terminate called after throwing an instance of', weight: 2}\n"
          "  fatal_python: {pattern: 'Fatal Python error: ', weight: 2}\n"
          "  exit_status: {pattern: 'exit code (?<code>-?\\d+)', where: 'code != 0'}\n"
-         "  exception_line: {pattern: '^(?:\\([^()]{0,80}pid=\\d+[^()]{0,60}\\) )?(?:[a-z_]\\w*\\.)*[A-Z]\\w*(?:Error|Exception): \\S'}\n",
+         "  exception_line: {pattern: '^(?:\\([^()]{0,80}pid=\\d+[^()]{0,60}\\) |[\\w.-]{1,64} +\\| |"
+         "[A-Z][a-z]{2} +\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\S+ [^\\s:]+: )?(?:[a-z_]\\w*\\.)*[A-Z]\\w*(?:Error|Exception): \\S'}\n",
          ""),
     RULE("t-oom", "cuda_oom", "high", "  oom: {pattern: 'CUDA out of memory', weight: 3}\n", ""),
     RULE("t-tok", "tokenizer_sequence_too_long", "low",
@@ -428,6 +429,18 @@ static void test_ray_prefix(void **state)
                         "KeyError: 'pixel_values'");
 }
 
+/* A service's lines read from journald or Docker Compose: the headline starts past the
+ * syslog prefix or the service column. */
+static void test_service_prefixes(void **state)
+{
+    (void)state;
+    expect_unclassified("Aug  2 20:05:52 gpu-node-2 trainer[447]: KeyError: 'pixel_values'\n", 0, NULL,
+                        "KeyError: 'pixel_values'");
+    expect_unclassified("trainer-1  | ValueError: bad shard index 7\n", 0, NULL, "ValueError: bad shard index 7");
+    expect_unclassified("Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
+                        "ValueError: Aug  2 20:05:52 host x[1]: y\n", 3, "ValueError", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +456,7 @@ int main(void)
         cmocka_unit_test(test_flat_traceback),
         cmocka_unit_test(test_chain_cut),
         cmocka_unit_test(test_ray_prefix),
+        cmocka_unit_test(test_service_prefixes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
