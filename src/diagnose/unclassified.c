@@ -148,6 +148,37 @@ static const char *past_syslog_prefix(const char *t)
     return e + 2;
 }
 
+/* Past what a logger writes between its timestamp and the message, at t (the timestamp
+ * already read): the separator after the time, a pid column ("  136004  ", Neuron), the
+ * level ("ERROR ", "| ERROR    | " loguru) and loguru's "module:function:line - ". NULL
+ * where t holds no level. */
+static const char *past_level_prefix(const char *t)
+{
+    static const char *const levels[] = {"CRITICAL", "ERROR", "FATAL", "WARNING", "WARN", "INFO", "DEBUG"};
+    const char *p = t;
+    while (*p == ':' || *p == ',' || *p == ' ' || (*p == '|' && p[1] == ' ')) p++;
+    if (isdigit((unsigned char)*p)) { /* a pid column */
+        while (isdigit((unsigned char)*p)) p++;
+        if (*p != ' ') return NULL;
+        while (*p == ' ') p++;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof levels / sizeof *levels && !k; i++)
+        if (!strncmp(p, levels[i], strlen(levels[i]))) k = strlen(levels[i]);
+    if (!k || (p[k] != ' ' && p[k] != ':' && p[k] != '|')) return NULL;
+    p += k;
+    if (*p == ':') p++;
+    while (*p == ' ') p++;
+    if (p[0] == '|' && p[1] == ' ') p += 2; /* loguru's column bar, not "||NEURON_CC_WRAPPER||" */
+    const char *dash = strstr(p, " - "); /* loguru: "yolox.core.launch:90 - " */
+    if (dash && dash - p < 100) {
+        const char *q = p;
+        while (q < dash && *q != ' ') q++;
+        if (q == dash && memchr(p, ':', (size_t)(dash - p))) p = dash + 3;
+    }
+    return p;
+}
+
 /* Past Docker Compose's service column at t, "ollama  | " (the name, spaces, a bar). */
 static const char *past_compose_prefix(const char *t)
 {
@@ -191,6 +222,8 @@ static char *headline_of(const candidate *c)
             (t[10] == ' ' || t[10] == 'T') && t[13] == ':' && t[16] == ':') {
             t += 19;
             while (*t == '.' || *t == ',' || isdigit((unsigned char)*t)) t++;
+            const char *past = past_level_prefix(t);
+            if (past && *past) t = past;
         }
         for (bool more = true; more;) {
             const char *ray, *past;

@@ -429,14 +429,19 @@ static void test_ray_prefix(void **state)
                         "KeyError: 'pixel_values'");
 }
 
-/* A service's lines read from journald or Docker Compose: the headline starts past the
- * syslog prefix or the service column. */
+/* A service's lines read from journald or Docker Compose, or a logger's: the headline
+ * starts past the syslog prefix, the service column or the logger's columns. */
 static void test_service_prefixes(void **state)
 {
     (void)state;
     expect_unclassified("Aug  2 20:05:52 gpu-node-2 trainer[447]: KeyError: 'pixel_values'\n", 0, NULL,
                         "KeyError: 'pixel_values'");
     expect_unclassified("trainer-1  | ValueError: bad shard index 7\n", 0, NULL, "ValueError: bad shard index 7");
+    /* a logger's columns after the timestamp: the pid and level (Neuron), loguru's bars */
+    expect_unclassified("2024-04-30 21:07:46.000986:  136004  ERROR launcher: worker exit code 3\n", 0, NULL,
+                        "launcher: worker exit code 3");
+    expect_unclassified("2021-07-30 17:15:41 | ERROR    | train.launch:90 - worker exit code 3\n", 0, NULL,
+                        "worker exit code 3");
     expect_unclassified("Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
                         "ValueError: Aug  2 20:05:52 host x[1]: y\n", 3, "ValueError", NULL);
 }
