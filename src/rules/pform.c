@@ -73,10 +73,18 @@ static size_t alt_end(const char *p, size_t n, size_t from)
 }
 
 /* How often a quantifier at p[i] lets its atom appear, at least and at most (1 and 1
- * without one), and where it ends. */
+ * without one), and where it ends. A stray \E between the atom and its quantifier is
+ * nothing to PCRE2 ("a\E*" is "a*"). */
 static size_t quantifier(const char *p, size_t n, size_t i, size_t *min, size_t *max)
 {
     *min = *max = 1;
+    size_t past = i;
+    while (past + 1 < n && p[past] == '\\' && p[past + 1] == 'E') past += 2;
+    if (past > i && past < n && (p[past] == '*' || p[past] == '+' || p[past] == '?' || p[past] == '{')) {
+        size_t q = quantifier(p, n, past, min, max);
+        if (q > past) return q;
+        *min = *max = 1;
+    }
     if (i < n && (p[i] == '*' || p[i] == '+')) {
         *min = p[i] == '+';
         *max = SIZE_MAX;
