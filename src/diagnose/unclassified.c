@@ -197,6 +197,11 @@ static char *headline_of(const candidate *c)
     if (c->ev && c->ev->kind == LDXI_FAIL_EXCEPTION && c->ev->type[0]) {
         const char *at = strstr(t, c->ev->type);
         if (at) t = at;
+        if (c->ev->detail.line) { /* the message on the line below: "RuntimeError: Failed to ..." */
+            const char *m = c->ev->detail.text;
+            while (*m == ' ' || *m == '\t') m++;
+            return ldxi_asprintf("%.60s: %.120s", c->ev->type, m);
+        }
     } else if (c->ev && c->ev->kind == LDXI_FAIL_CUT) {
         const ldxi_fail_event *ev = c->ev;
         if (ev->type[0]) /* the innermost frame's "raise X(...)" named it */

@@ -33,7 +33,9 @@
 #include "logdx/scan.h"
 #include "../core/util.h"
 
-enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT };
+/* MODE_MESSAGE: a traceback's exception line whose message starts on the next line
+ * ("RuntimeError: " then "    Failed to run stage backward:"), waiting for that line */
+enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT, MODE_MESSAGE };
 
 #define TB "Traceback (most recent call last):"
 /* Lines that announce the traceback after them as no failure: CPython's "Exception ignored
@@ -309,6 +311,19 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             close_block(f, b);
         }
         return;
+    case MODE_MESSAGE: {
+        size_t k = 0;
+        while (k < n && (s[k] == ' ' || s[k] == '\t')) k++;
+        if (k < n) { /* the message's first line */
+            keep_line(&o->ev.detail, line, len, lineno);
+            record(f, &o->ev);
+            close_block(f, b);
+        } else if (lineno - o->ev.what.line >= 2) {
+            record(f, &o->ev); /* no message came: the type alone */
+            close_block(f, b);
+        }
+        return;
+    }
     case MODE_FAULT:
         /* most recent call first: the first frame outside libraries is the innermost */
         if (frame_of(s, n, &fr, &lib)) {
@@ -343,6 +358,13 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             o->ev.kind = LDXI_FAIL_EXCEPTION;
             copy_span(o->ev.type, sizeof o->ev.type, s, t);
             keep_line(&o->ev.what, line, len, lineno);
+            size_t k = t + 1;
+            while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r')) k++;
+            if (t < n && k >= n && !o->ev.ignored) { /* "RuntimeError: " and the message below */
+                o->mode = MODE_MESSAGE;
+                o->last_frame = lineno;
+                return;
+            }
             record(f, &o->ev); /* an ignored one too: its line is then known as no failure */
             close_block(f, b);
         }

@@ -446,6 +446,18 @@ static void test_service_prefixes(void **state)
                         "ValueError: Aug  2 20:05:52 host x[1]: y\n", 3, "ValueError", NULL);
 }
 
+/* An exception whose message starts on the line below its type: the headline carries
+ * that line; a type alone at the log's end still counts. */
+static void test_message_below(void **state)
+{
+    (void)state;
+    expect_unclassified("Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
+                        "RuntimeError: \n        Failed to run stage backward:\n        Stage output: x\n",
+                        3, "RuntimeError", "RuntimeError: Failed to run stage backward:");
+    expect_unclassified("Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
+                        "RuntimeError:\n", 3, "RuntimeError", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_chain_cut),
         cmocka_unit_test(test_ray_prefix),
         cmocka_unit_test(test_service_prefixes),
+        cmocka_unit_test(test_message_below),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
