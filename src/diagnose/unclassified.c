@@ -39,16 +39,33 @@ static bool exit_report(const ldxi_rule *r, size_t k)
     return strncmp(r->info.signals[k].name, "exit", 4) == 0;
 }
 
-/* Does a fired rule of another class explain this line: evidence of its own there, or
- * one of its symptom patterns matching the text? */
+/* The fallback rule: the one whose signals stand for the failure reader's blocks (a
+ * signal named "traceback"), beside specific rules of the class (a CUDA library that
+ * cannot be loaded), which name what they saw. */
+static bool fallback(const ldxi_rule *r)
+{
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        if (!strcmp(r->info.signals[k].name, "traceback")) return true;
+    return false;
+}
+
+/* Does another fired rule explain this line: evidence of its own there, or one of its
+ * symptom patterns matching the text? For the fallback, a specific rule of its own class
+ * explains a line too (the line is reported once, by the rule that names it), and the
+ * few lines after its evidence (the loader's next words, the abort that follows). */
+#define OWN_CLASS_SPAN 5
 static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *const *rules,
-                      size_t n, uint64_t line, const char *text)
+                      size_t n, size_t self, uint64_t line, const char *text)
 {
     size_t len = strlen(text);
+    bool own_class = fallback(rules[self]);
     for (size_t j = 0; j < n; j++) {
-        if (!strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED)) continue;
-        for (size_t e = 0; e < d[j].nevidence; e++)
-            if (d[j].evidence[e].line == line) return true;
+        bool same = !strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED);
+        if (j == self || (same && !own_class)) continue;
+        for (size_t e = 0; e < d[j].nevidence; e++) {
+            uint64_t at = d[j].evidence[e].line;
+            if (at == line || (same && at < line && line - at <= OWN_CLASS_SPAN)) return true;
+        }
         const ldxi_rule *o = rules[j];
         for (size_t k = 0; k < o->info.nsignals; k++)
             if (o->info.signals[k].role == LDX_SIGNAL_SYMPTOM && !o->info.signals[k].tail &&
@@ -375,7 +392,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
             if (exit_report(r, c[i].sig) && others) continue;
             /* a crash the log goes on long after, with nothing ending there, was a child's */
             if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
-            if (explained(s, d, rules, n, c[i].line, c[i].hit->text ? c[i].hit->text : ""))
+            if (explained(s, d, rules, n, ui, c[i].line, c[i].hit->text ? c[i].hit->text : ""))
                 continue;
         } else {
             const ldxi_fail_event *ev = c[i].ev;
@@ -385,8 +402,8 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
             if (ev->kind == LDXI_FAIL_CUT && others) continue;
             bool terminal = lines - ev->what.line <= TERMINAL_SPAN || last_end > ev->what.line ||
                             ev->kind != LDXI_FAIL_EXCEPTION;
-            if (!terminal || explained(s, d, rules, n, ev->what.line, ev->what.text) ||
-                (ev->detail.line && explained(s, d, rules, n, ev->detail.line, ev->detail.text)))
+            if (!terminal || explained(s, d, rules, n, ui, ev->what.line, ev->what.text) ||
+                (ev->detail.line && explained(s, d, rules, n, ui, ev->detail.line, ev->detail.text)))
                 continue;
         }
         pick = &c[i];

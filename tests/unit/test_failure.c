@@ -22,12 +22,14 @@ static const char *const texts[] = {
          "  tok: {pattern: 'Token indices sequence length is longer'}\n", ""),
     RULE("t-child", "launcher_child_failed", "medium",
          "  child: {pattern: 'ChildFailedError'}\n", "caused_by: [unclassified_failure]\n"),
+    RULE("t-lib", "unclassified_failure", "high",
+         "  lib: {pattern: 'LibError: could not load \\w+', weight: 3}\n", ""),
 };
-static const char *const names[] = {"u.yaml", "o.yaml", "t.yaml", "c.yaml"};
+static const char *const names[] = {"u.yaml", "o.yaml", "t.yaml", "c.yaml", "l.yaml"};
 
 static ldx_ruleset *ruleset(const char *engine)
 {
-    ldx_ruleset *rs = compile_rule_texts(names, texts, NULL, 4, engine, false, NULL, 0);
+    ldx_ruleset *rs = compile_rule_texts(names, texts, NULL, 5, engine, false, NULL, 0);
     assert_non_null(rs);
     return rs;
 }
@@ -212,6 +214,38 @@ static void test_ranking(void **state)
         ldx_file_report_destroy(fr);
         fr = analyze_text(rs, "done\nexit code 0\n");
         assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
+/* A specific rule of class unclassified_failure names its line; the fallback does not
+ * report that line again, nor the few lines after it, but does report a failure later. */
+static void test_own_class(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < 2; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(rs, "start\nLibError: could not load cudnn\n"
+                                               "ValueError: handle\n");
+        assert_int_equal(fr->n, 1);
+        assert_string_equal(fr->diagnoses[0].rule->id, "t-lib");
+        assert_int_equal(fr->diagnoses[0].line, 2);
+        ldx_file_report_destroy(fr);
+
+        fr = analyze_text(rs, "LibError: could not load cudnn\n1\n2\n3\n4\n5\n6\n"
+                              "ValueError: later\n");
+        assert_int_equal(fr->n, 2);
+        size_t at = 9;
+        const ldx_diagnosis *d = find(fr, "unclassified_failure", &at);
+        assert_non_null(d);
+        bool fallback_seen = false;
+        for (size_t i = 0; i < fr->n; i++)
+            if (!strcmp(fr->diagnoses[i].rule->id, "t-unc")) {
+                fallback_seen = true;
+                assert_int_equal(fr->diagnoses[i].line, 8);
+            }
+        assert_true(fallback_seen);
         ldx_file_report_destroy(fr);
         ldx_ruleset_destroy(rs);
     }
@@ -466,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_not_failures),
         cmocka_unit_test(test_pasted),
         cmocka_unit_test(test_ranking),
+        cmocka_unit_test(test_own_class),
         cmocka_unit_test(test_native),
         cmocka_unit_test(test_cut_traceback),
         cmocka_unit_test(test_cut_at_raise),
