@@ -56,7 +56,9 @@ typedef enum {
     LDX_KIND_XZ,     /* fd 37 7a 58 5a 00 */
     LDX_KIND_BZIP2,  /* "BZh" and a block size digit */
     LDX_KIND_ZIP,    /* "PK\3\4" (or an empty archive's "PK\5\6") */
-    LDX_KIND_TAR     /* "ustar" at offset 257 */
+    LDX_KIND_TAR,    /* "ustar" at offset 257 */
+    LDX_KIND_UTF16LE, /* ff fe, or text with every second byte NUL (Windows PowerShell's "> log") */
+    LDX_KIND_UTF16BE  /* fe ff, or text with every first byte NUL */
 } ldx_input_kind;
 
 /* How many leading bytes ldx_input_detect() wants to see (fewer is fine). */

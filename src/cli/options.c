@@ -63,7 +63,8 @@ const cli_command cli_commands[] = {
 
 const char cli_inputs_text[] =
     "A PATH may be a file, a folder (scanned recursively), a compressed log (gzip, zstd, xz,\n"
-    "bzip2) or an archive of logs (tar, tar.gz, zip; compressed members too), recognised by content.";
+    "bzip2) or an archive of logs (tar, tar.gz, zip; compressed members too), recognised by content;\n"
+    "UTF-16 text (Windows PowerShell's \"> log\") is read as UTF-8.";
 
 void cli_usage(FILE *fp)
 {

@@ -234,8 +234,7 @@ static ssize_t member_bytes(ldx_input *in, void *buf, size_t cap, const char **e
         }
         ldx_input_kind k = ldx_input_detect(p->buf, p->len);
         in->mmode = 1;
-        if ((k == LDX_KIND_GZIP || k == LDX_KIND_XZ || k == LDX_KIND_ZSTD) &&
-            ldxi_decoder_create(&p->dec, k) == LDX_OK)
+        if (ldxi_kind_decoded(k) && ldxi_decoder_create(&p->dec, k) == LDX_OK)
             in->mmode = 2;
     }
     if (in->mmode == 2) return pump_read(in, p, member_raw, buf, cap, err);
@@ -393,8 +392,7 @@ ldx_status ldx_input_open_fd(ldx_input **out, int fd, const char *name)
     bool seekable;
     ldx_status st = read_head(in, &seekable);
     in->seekable = seekable;
-    bool single = in->kind == LDX_KIND_GZIP || in->kind == LDX_KIND_XZ ||
-                  in->kind == LDX_KIND_ZSTD;
+    bool single = ldxi_kind_decoded(in->kind);
     bool to_archive = in->kind != LDX_KIND_PLAIN;
     if (st == LDX_OK && single) st = probe_stream(in, &to_archive);
     if (st == LDX_OK && to_archive) st = open_archive(in, seekable);

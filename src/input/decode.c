@@ -9,7 +9,8 @@
  * A stream states how much memory its decoder needs (xz's dictionary, zstd's window),
  * and a few hundred bytes can ask for gigabytes: each decoder has a limit that covers
  * every preset of its tool (xz -9e needs 65 MiB, zstd without --long 128 MiB), and a
- * stream asking for more is refused with a message rather than decoded. */
+ * stream asking for more is refused with a message rather than decoded. UTF-16 text goes
+ * through the same step, converted to UTF-8 (utf16.c). */
 #include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ struct ldxi_decoder {
     z_stream z;
     lzma_stream x;
     ZSTD_DStream *zs;
+    ldxi_utf16 u;
     bool ended;      /* the last stream is complete: the input may end here */
     bool stop;       /* trailing bytes that are not a stream: ignored */
     char msg[128];   /* an error that needs numbers */
@@ -46,6 +48,9 @@ ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind)
         lzma_stream init = LZMA_STREAM_INIT;
         d->x = init;
         ok = lzma_stream_decoder(&d->x, XZ_MEMLIMIT, LZMA_CONCATENATED) == LZMA_OK;
+    } else if (kind == LDX_KIND_UTF16LE || kind == LDX_KIND_UTF16BE) {
+        d->u.big = kind == LDX_KIND_UTF16BE;
+        ok = true;
     } else if (kind == LDX_KIND_ZSTD) {
         d->zs = ZSTD_createDStream();
         ok = d->zs && !ZSTD_isError(ZSTD_initDStream(d->zs)) &&
@@ -55,9 +60,7 @@ ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind)
     if (!ok) {
         if (kind == LDX_KIND_ZSTD) ZSTD_freeDStream(d->zs);
         free(d);
-        return kind == LDX_KIND_GZIP || kind == LDX_KIND_XZ || kind == LDX_KIND_ZSTD
-                   ? LDX_ENOMEM
-                   : LDX_EINVAL;
+        return ldxi_kind_decoded(kind) ? LDX_ENOMEM : LDX_EINVAL;
     }
     *out = d;
     return LDX_OK;
@@ -68,11 +71,20 @@ void ldxi_decoder_destroy(ldxi_decoder *d)
     if (!d) return;
     if (d->kind == LDX_KIND_GZIP) inflateEnd(&d->z);
     else if (d->kind == LDX_KIND_XZ) lzma_end(&d->x);
-    else ZSTD_freeDStream(d->zs);
+    else if (d->kind == LDX_KIND_ZSTD) ZSTD_freeDStream(d->zs);
     free(d);
 }
 
-bool ldxi_decoder_complete(const ldxi_decoder *d) { return d->ended || d->stop; }
+bool ldxi_decoder_complete(const ldxi_decoder *d)
+{
+    return d->ended || d->stop || d->kind == LDX_KIND_UTF16LE || d->kind == LDX_KIND_UTF16BE;
+}
+
+bool ldxi_kind_decoded(ldx_input_kind k)
+{
+    return k == LDX_KIND_GZIP || k == LDX_KIND_XZ || k == LDX_KIND_ZSTD || k == LDX_KIND_UTF16LE ||
+           k == LDX_KIND_UTF16BE;
+}
 
 static const char *lzma_msg(lzma_ret r)
 {
@@ -92,6 +104,10 @@ ldx_status ldxi_decoder_step(ldxi_decoder *d, const unsigned char *in, size_t il
 {
     if (d->stop) {
         *ipos = ilen;
+        return LDX_OK;
+    }
+    if (d->kind == LDX_KIND_UTF16LE || d->kind == LDX_KIND_UTF16BE) {
+        ldxi_utf16_step(&d->u, in, ilen, ipos, out, cap, opos, last);
         return LDX_OK;
     }
     if (d->kind == LDX_KIND_GZIP) {

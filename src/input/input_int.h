@@ -3,6 +3,8 @@
 #ifndef LDX_INPUT_INT_H
 #define LDX_INPUT_INT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "logdx/input.h"
@@ -15,7 +17,7 @@ typedef ssize_t (*ldxi_read_fn)(void *ctx, void *buf, size_t cap, const char **e
 ldx_status ldxi_reader_open_fn(ldx_reader **out, ldxi_read_fn fn, void *ctx,
                                const char *name);
 
-/* A streaming decoder for one compressed stream (decode.c): gzip, xz or zstd. */
+/* A streaming decoder for one stream (decode.c): gzip, xz, zstd, or UTF-16 text. */
 typedef struct ldxi_decoder ldxi_decoder;
 /* LDX_EINVAL for a kind it does not decode. */
 ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind);
@@ -25,8 +27,23 @@ void ldxi_decoder_destroy(ldxi_decoder *d);
 ldx_status ldxi_decoder_step(ldxi_decoder *d, const unsigned char *in, size_t ilen,
                              size_t *ipos, unsigned char *out, size_t cap, size_t *opos,
                              bool last, const char **err);
+/* Whether a kind is read through a decoder (gzip, xz, zstd, UTF-16). */
+bool ldxi_kind_decoded(ldx_input_kind k);
 /* Whether the input may end here (the last stream is complete). */
 bool ldxi_decoder_complete(const ldxi_decoder *d);
+
+/* UTF-16 to UTF-8 (utf16.c), a stream at a time: big is the byte order. Converts
+ * in[*ipos..ilen) into out[*opos..cap), advancing both; last: no input follows (what is
+ * left pending becomes U+FFFD). */
+typedef struct {
+    bool big, started, has_odd;
+    unsigned char odd; /* a unit's first byte, its second in the next block */
+    uint16_t hi;       /* a high surrogate waiting for its low one */
+    unsigned char out[8]; /* the UTF-8 of the last unit, out[sent..nout) not yet handed over */
+    uint8_t nout, sent;
+} ldxi_utf16;
+void ldxi_utf16_step(ldxi_utf16 *u, const unsigned char *in, size_t ilen, size_t *ipos,
+                     unsigned char *out, size_t cap, size_t *opos, bool last);
 
 /* Read-ahead (ahead.c): fn run on a thread of its own, a few blocks ahead.
  * ldxi_ahead_read is a read function over it; destroying it stops the thread. */

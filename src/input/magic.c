@@ -16,12 +16,27 @@ ldx_input_kind ldx_input_detect(const void *head, size_t n)
     if (n >= 4 && (!memcmp(p, "PK\3\4", 4) || !memcmp(p, "PK\5\6", 4))) return LDX_KIND_ZIP;
     /* POSIX ("ustar\0") and GNU ("ustar  \0") tar both put "ustar" here. */
     if (n >= 262 && !memcmp(p + 257, "ustar", 5)) return LDX_KIND_TAR;
+    if (n >= 2 && p[0] == 0xff && p[1] == 0xfe) return LDX_KIND_UTF16LE;
+    if (n >= 2 && p[0] == 0xfe && p[1] == 0xff) return LDX_KIND_UTF16BE;
+    /* UTF-16 without its byte order mark: nine units in ten or more are ASCII text with a
+     * NUL high byte (a log in another script has its ASCII timestamps, paths and numbers) */
+    if (n >= 16) {
+        size_t units = (n < 512 ? n : 512) / 2, le = 0, be = 0;
+        for (size_t k = 0; k < units; k++) {
+            unsigned char a = p[2 * k], b = p[2 * k + 1];
+            le += b == 0 && ((a >= 0x20 && a < 0x7f) || a == '\t' || a == '\n' || a == '\r');
+            be += a == 0 && ((b >= 0x20 && b < 0x7f) || b == '\t' || b == '\n' || b == '\r');
+        }
+        if (le * 10 >= units * 9) return LDX_KIND_UTF16LE;
+        if (be * 10 >= units * 9) return LDX_KIND_UTF16BE;
+    }
     return LDX_KIND_PLAIN;
 }
 
 const char *ldx_input_kind_name(ldx_input_kind k)
 {
-    static const char *const names[] = {"plain", "gzip", "zstd", "xz", "bzip2", "zip", "tar"};
+    static const char *const names[] = {"plain", "gzip", "zstd", "xz", "bzip2", "zip", "tar",
+                                        "utf-16le", "utf-16be"};
     return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 

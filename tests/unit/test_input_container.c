@@ -11,6 +11,7 @@
 
 #include "test_util.h"
 #include "logdx/input.h"
+#include "../../src/input/input_int.h"
 
 #define LOG "step 1 loss 2.0\nstep 2 loss 1.9\nCUDA out of memory\n"
 
@@ -196,6 +197,105 @@ static void test_pipe(void **state)
     free(p);
 }
 
+/* The UTF-16 bytes of ASCII and BMP text and one astral character, in either order. */
+static size_t utf16(unsigned char *out, bool big, bool bom)
+{
+    static const uint16_t units[] = {'o', 'k', 0x8bad, 0x7ec3, ' ', 0xd83d, 0xde80, '\r', '\n',
+                                     'R', 'u', 'n', 't', 'i', 'm', 'e', 'E', 'r', 'r', 'o', 'r', '\n'};
+    size_t n = 0;
+    if (bom) {
+        out[n++] = big ? 0xfe : 0xff;
+        out[n++] = big ? 0xff : 0xfe;
+    }
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        out[n++] = (unsigned char)(big ? units[i] >> 8 : units[i] & 0xff);
+        out[n++] = (unsigned char)(big ? units[i] & 0xff : units[i] >> 8);
+    }
+    return n;
+}
+
+/* Windows PowerShell's "> log" is UTF-16: read as UTF-8, from a file and from a pipe. */
+static void test_utf16(void **state)
+{
+    (void)state;
+    const char *want[] = {"ok\xe8\xae\xad\xe7\xbb\x83 \xf0\x9f\x9a\x80", "RuntimeError"};
+    for (int big = 0; big < 2; big++) {
+        unsigned char b[128];
+        size_t n = utf16(b, big, true);
+        char *p = path_in(big ? "be.log" : "le.log");
+        FILE *f = fopen(p, "wb");
+        fwrite(b, 1, n, f);
+        fclose(f);
+        ldx_input *in;
+        assert_int_equal(ldx_input_open(&in, p), LDX_OK);
+        assert_int_equal(ldx_input_kind_of(in), big ? LDX_KIND_UTF16BE : LDX_KIND_UTF16LE);
+        ldx_reader *r;
+        assert_int_equal(ldx_input_next(in, &r), LDX_OK);
+        ldx_line l;
+        for (int i = 0; i < 2; i++) {
+            assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
+            assert_int_equal(l.len, strlen(want[i]));
+            assert_memory_equal(l.text, want[i], l.len);
+        }
+        assert_int_equal(ldx_reader_next(r, &l), LDX_EOF);
+        ldx_input_destroy(in);
+        free(p);
+    }
+    /* without its mark (mostly ASCII, as logs are), through a pipe */
+    unsigned char b[256];
+    const char *head = "Epoch 1/10: loss 2.31, lr 0.0003, grad_norm 1.02\r\n";
+    size_t n = 0;
+    for (const char *c = head; *c; c++) {
+        b[n++] = (unsigned char)*c;
+        b[n++] = 0;
+    }
+    n += utf16(b + n, false, false);
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], b, n), (ssize_t)n);
+    close(fds[1]);
+    ldx_input *in;
+    assert_int_equal(ldx_input_open_fd(&in, fds[0], "-"), LDX_OK);
+    char names[1024];
+    int lines;
+    bool err;
+    assert_int_equal(read_input(in, names, sizeof names, &lines, &err), LDX_EOF);
+    assert_false(err);
+    assert_int_equal(lines, 3);
+    ldx_input_destroy(in);
+}
+
+/* The converter hands over what fits, one byte at a time if it must, and ends a cut
+ * character with U+FFFD. */
+static void test_utf16_small_steps(void **state)
+{
+    (void)state;
+    unsigned char b[128];
+    size_t n = utf16(b, false, true);
+    ldxi_utf16 u = {0};
+    unsigned char out[256];
+    size_t o = 0;
+    for (size_t i = 0; i < n;) { /* one input byte and one output byte at a time */
+        size_t ip = 0, cap = o + 1;
+        ldxi_utf16_step(&u, b + i, 1, &ip, out, cap, &o, false);
+        i += ip;
+        if (!ip) assert_true(o == cap); /* no input taken: the output was full */
+    }
+    size_t ip = 0;
+    ldxi_utf16_step(&u, b, 0, &ip, out, sizeof out, &o, true);
+    const char *want = "ok\xe8\xae\xad\xe7\xbb\x83 \xf0\x9f\x9a\x80\r\nRuntimeError\n";
+    assert_int_equal(o, strlen(want));
+    assert_memory_equal(out, want, o);
+    /* a lone high surrogate, then an odd byte at the end */
+    ldxi_utf16 v = {0};
+    const unsigned char cut[] = {0x3d, 0xd8, 'a', 0, 'b'};
+    o = 0;
+    ip = 0;
+    ldxi_utf16_step(&v, cut, sizeof cut, &ip, out, sizeof out, &o, true);
+    assert_int_equal(o, 7);
+    assert_memory_equal(out, "\xef\xbf\xbd" "a" "\xef\xbf\xbd", 7);
+}
+
 static void test_damaged_archive(void **state)
 {
     (void)state;
@@ -236,6 +336,8 @@ int main(void)
         cmocka_unit_test(test_truncated_gz_keeps_what_was_read),
         cmocka_unit_test(test_pipe),
         cmocka_unit_test(test_damaged_archive),
+        cmocka_unit_test(test_utf16),
+        cmocka_unit_test(test_utf16_small_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

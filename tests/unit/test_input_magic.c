@@ -27,6 +27,16 @@ static void test_detect(void **state)
     assert_int_equal(ldx_input_detect("[rank0]: CUDA out of memory\n", 28), LDX_KIND_PLAIN);
     assert_int_equal(ldx_input_detect(tar, 200), LDX_KIND_PLAIN); /* too short to say */
     assert_string_equal(ldx_input_kind_name(LDX_KIND_XZ), "xz");
+    /* UTF-16: by its byte order mark, or by ASCII text with NUL high bytes */
+    assert_int_equal(ldx_input_detect("\xff\xfe" "E\0r\0", 6), LDX_KIND_UTF16LE);
+    assert_int_equal(ldx_input_detect("\xfe\xff" "\0E\0r", 6), LDX_KIND_UTF16BE);
+    assert_int_equal(ldx_input_detect("E\0p\0o\0c\0h\0 \0\x31\0:\0\n\0", 18), LDX_KIND_UTF16LE);
+    assert_int_equal(ldx_input_detect("\0E\0p\0o\0c\0h\0 \0\x31\0:\0\n", 18), LDX_KIND_UTF16BE);
+    assert_string_equal(ldx_input_kind_name(LDX_KIND_UTF16LE), "utf-16le");
+    /* binary with some NULs, and UTF-8 text, are not UTF-16 */
+    assert_int_equal(ldx_input_detect("E\0p\0\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0b\x0c\x0e\x0f\x10", 18),
+                     LDX_KIND_PLAIN);
+    assert_int_equal(ldx_input_detect("\xe8\xae\xad\xe7\xbb\x83 step 1 loss 2.0\n", 24), LDX_KIND_PLAIN);
 }
 
 static void test_member_name(void **state)
