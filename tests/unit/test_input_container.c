@@ -171,29 +171,35 @@ static void test_truncated_gz_keeps_what_was_read(void **state)
     free(p);
 }
 
+/* buf[0..n) written to a pipe and read as standard input, to its end. */
+static void read_pipe(const void *buf, size_t n, char *names, size_t cap, int *lines, bool *err)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(write(fds[1], buf, n), (ssize_t)n);
+    close(fds[1]);
+    ldx_input *in;
+    assert_int_equal(ldx_input_open_fd(&in, fds[0], "-"), LDX_OK);
+    assert_int_equal(read_input(in, names, cap, lines, err), LDX_EOF);
+    ldx_input_destroy(in);
+}
+
 static void test_pipe(void **state)
 {
     (void)state;
     const char *m[] = {"x.log"};
     char *p = make_archive("p.tar.gz", ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_GZIP, m, 1);
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
     FILE *f = fopen(p, "rb");
     char buf[65536];
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
     assert_true(n < 60000);
-    assert_int_equal(write(fds[1], buf, n), (ssize_t)n);
-    close(fds[1]);
-    ldx_input *in;
-    assert_int_equal(ldx_input_open_fd(&in, fds[0], "-"), LDX_OK);
     char names[1024];
     int lines;
     bool err;
-    assert_int_equal(read_input(in, names, sizeof names, &lines, &err), LDX_EOF);
+    read_pipe(buf, n, names, sizeof names, &lines, &err);
     assert_string_equal(names, "-:x.log");
     assert_int_equal(lines, 3);
-    ldx_input_destroy(in);
     free(p);
 }
 
@@ -250,19 +256,12 @@ static void test_utf16(void **state)
         b[n++] = 0;
     }
     n += utf16(b + n, false, false);
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    assert_int_equal(write(fds[1], b, n), (ssize_t)n);
-    close(fds[1]);
-    ldx_input *in;
-    assert_int_equal(ldx_input_open_fd(&in, fds[0], "-"), LDX_OK);
     char names[1024];
     int lines;
     bool err;
-    assert_int_equal(read_input(in, names, sizeof names, &lines, &err), LDX_EOF);
+    read_pipe(b, n, names, sizeof names, &lines, &err);
     assert_false(err);
     assert_int_equal(lines, 3);
-    ldx_input_destroy(in);
 }
 
 /* The converter hands over what fits, one byte at a time if it must, and ends a cut
