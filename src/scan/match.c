@@ -321,6 +321,14 @@ static const char *next_eol(const char *p)
 #endif
 }
 
+/* The first byte at or after p that may start what ldxi_clean_line changes: an ESC, or
+ * the E2 that starts a typographic quote (and other symbols: tqdm's blocks, box lines). */
+static const char *maybe_unclean(const char *p, const char *end)
+{
+    const char *e = memchr(p, 0x1b, (size_t)(end - p)), *q = memchr(p, 0xe2, (size_t)(end - p));
+    return !e ? q : !q ? e : e < q ? e : q;
+}
+
 /* cut_lines() while the memo rests: every line goes to the prefilter, which scans the
  * batch as it stands (a match across a line end only costs PCRE2 a look). */
 static void cut_plain(ldxi_batch *b)
@@ -329,14 +337,14 @@ static void cut_plain(ldxi_batch *b)
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
         char *p = b->buf + sg->off, *end = p + sg->len;
-        const char *esc = memchr(p, 0x1b, sg->len);
+        const char *esc = maybe_unclean(p, end);
         uint64_t lineno = sg->first_line;
         while (p < end) {
             const char *eol = next_eol(p);
             size_t n = (size_t)(eol - p);
             if (esc && esc < eol) {
-                n = ldx_strip_ansi(p, n, p);
-                esc = memchr(eol, 0x1b, (size_t)(end - eol));
+                if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
+                esc = maybe_unclean(eol, end);
             }
             if (*p == '>') n = ldxi_unquote(p, n);
             b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE, LDXI_MEMO_NONE};
@@ -516,8 +524,9 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
             char *t = b->tbuf + tlen;
             ldxi_cut c;
             size_t n = cut(p, t, prev, prevn, &c);
-            if (c.esc) { /* rare: the line without its escapes, and that one's template */
-                n = ldx_strip_ansi(p, n, p);
+            if (c.esc) { /* rare: the line without its escapes and typographic quotes, and
+                          * that one's template */
+                n = ldxi_clean_line(p, n, p);
                 c.hash = ldxi_memo_template(p, n, t);
                 c.same = false;
             }

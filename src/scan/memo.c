@@ -119,7 +119,8 @@ static uint64_t finish2(__m128i a, __m128i b, size_t n)
 
 static size_t line_sse2(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out)
 {
-    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), es = _mm_set1_epi8(0x1b);
+    const __m128i nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), es = _mm_set1_epi8(0x1b),
+                  e2 = _mm_set1_epi8((char)0xe2), x80 = _mm_set1_epi8((char)0x80);
     __m128i a = _mm_set_epi64x((long long)LANE0[1], (long long)LANE0[0]),
             b = _mm_set_epi64x((long long)LANE0[3], (long long)LANE0[2]), seen = _mm_setzero_si128(),
             diff = _mm_setzero_si128();
@@ -139,6 +140,12 @@ static size_t line_sse2(const char *p, char *dst, const char *prev, size_t prevn
             w1 = keep_below(w1, k - 16);
         }
         seen = _mm_or_si128(seen, _mm_or_si128(_mm_cmpeq_epi8(v0, es), _mm_cmpeq_epi8(v1, es)));
+        /* E2 80, a typographic quote's first bytes (v is cut at the line end, so an E2 there
+         * has its next byte in the line) */
+        __m128i n0 = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 1)),
+                n1 = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 17));
+        seen = _mm_or_si128(seen, _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v0, e2), _mm_cmpeq_epi8(n0, x80)),
+                                               _mm_and_si128(_mm_cmpeq_epi8(v1, e2), _mm_cmpeq_epi8(n1, x80))));
         v0 = template16(v0, dst + i);
         v1 = template16(v1, dst + i + 16);
         diff = _mm_or_si128(diff, _mm_or_si128(_mm_xor_si128(v0, w0), _mm_xor_si128(v1, w1)));
@@ -178,6 +185,9 @@ __attribute__((target("avx2"))) static size_t line_avx2(const char *p, char *dst
             w = _mm256_and_si256(w, keep);
         }
         seen = _mm256_or_si256(seen, _mm256_cmpeq_epi8(v, es));
+        __m256i nx = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 1)); /* E2 80, as above */
+        seen = _mm256_or_si256(seen, _mm256_and_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8((char)0xe2)),
+                                                      _mm256_cmpeq_epi8(nx, _mm256_set1_epi8((char)0x80))));
         /* signed compares: bytes from 0x80 up are negative, never digits */
         __m256i d = _mm256_and_si256(_mm256_cmpgt_epi8(v, below), _mm256_cmpgt_epi8(above, v));
         v = _mm256_or_si256(_mm256_andnot_si256(d, v), _mm256_and_si256(d, zero));
@@ -219,6 +229,8 @@ static size_t line_bytes(const char *p, char *dst, const char *prev, size_t prev
     while (p[n] != '\n' && p[n] != '\r') n++;
     out->eol = p + n;
     out->esc = memchr(p, 0x1b, n) != NULL;
+    for (const char *q = p; !out->esc && (q = memchr(q, 0xe2, (size_t)(p + n - q))); q++)
+        out->esc = (unsigned char)q[1] == 0x80; /* q[1] is in the line or its end */
     /* compared before dst, which may be prev, is written */
     out->same = n == prevn;
     for (size_t i = 0; i < n && out->same; i++)

@@ -88,7 +88,8 @@ uint64_t ldxi_memo_template(const char *src, size_t n, char *dst);
 typedef struct {
     const char *eol; /* its line end */
     uint64_t hash;   /* its template's hash, as ldxi_memo_template's; unset when same */
-    bool esc;        /* it holds an ESC */
+    bool esc;        /* it holds an ESC or E2 80 (a typographic quote's first bytes):
+                      * ldxi_clean_line's to read */
     bool same;       /* its template is prev's: no hash made, no lookup needed */
 } ldxi_cut;
 
@@ -101,7 +102,7 @@ typedef struct {
  * block by block after it is read); when they are equal the hash is not made. Reads,
  * and writes to dst, up to LDXI_MEMO_SLACK bytes past the line end: both must have
  * room. */
-#define LDXI_MEMO_SLACK 32
+#define LDXI_MEMO_SLACK 64
 size_t ldxi_memo_line(const char *p, char *dst, const char *prev, size_t prevn, ldxi_cut *out, int isa);
 /* ldxi_memo_line's way of cutting for isa, chosen once for a batch rather than on every
  * line; prev must be given: dst itself with prevn SIZE_MAX where there is none. */

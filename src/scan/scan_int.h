@@ -347,6 +347,13 @@ void ldxi_scanner_flush(ldx_scanner *s);
  * the line without them, in place: its new length. */
 size_t ldxi_quote_len(const char *p, size_t n);
 size_t ldxi_unquote(char *p, size_t n);
+/* Whether src[0..len) holds what ldxi_clean_line changes (an ESC, or the first bytes of a
+ * typographic quote), and the line as the scan reads it: ANSI escapes removed
+ * (ldx_strip_ansi) and typographic quotes (U+2018-201F, U+2032-2033) as ASCII ' and ",
+ * since a log pasted through a blog's or a forum's editor comes with them. dst may be
+ * src; returns the new length. */
+bool ldxi_line_unclean(const char *src, size_t len);
+size_t ldxi_clean_line(const char *src, size_t len, char *dst);
 
 /* ---- match.c ---- */
 /* Matches a batch on thread w: its lines cut, the prefilter, PCRE2; the results stay in

@@ -192,8 +192,8 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     if (s->rs->hs && ldxi_batch_line(s, line)) return LDX_OK;
     size_t len = line->len;
     const char *text = line->text;
-    if (!line->no_esc && memchr(text, 0x1b, len)) {
-        len = ldx_strip_ansi(text, len, s->clean);
+    if (ldxi_line_unclean(text, len)) {
+        len = ldxi_clean_line(text, len, s->clean);
         text = s->clean;
     }
     if (len && *text == '>') {

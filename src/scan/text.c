@@ -1,10 +1,11 @@
-/* Line text handling: ANSI stripping before matching, and safe display text for
- * evidence (reports must stay valid UTF-8 and one line per evidence whatever the log
- * contained). */
+/* Line text handling: ANSI escapes and typographic quotes before matching, and safe
+ * display text for evidence (reports must stay valid UTF-8 and one line per evidence
+ * whatever the log contained). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "logdx/scan.h"
+#include "scan_int.h"
 
 size_t ldx_strip_ansi(const char *src, size_t len, char *dst)
 {
@@ -31,6 +32,47 @@ size_t ldx_strip_ansi(const char *src, size_t len, char *dst)
             size_t j = i + 1;
             while (j < len && (unsigned char)src[j] >= 0x20 && (unsigned char)src[j] <= 0x2f) j++;
             i = j;
+        }
+    }
+    return o;
+}
+
+/* The ASCII quote a typographic one at p (E2 80 xx) stands for, 0 for none. */
+static char typo_quote(const unsigned char *p)
+{
+    switch (p[2]) {
+    case 0x98: case 0x99: case 0x9a: case 0x9b: case 0xb2: return '\'';
+    case 0x9c: case 0x9d: case 0x9e: case 0x9f: case 0xb3: return '"';
+    default: return 0;
+    }
+}
+
+bool ldxi_line_unclean(const char *src, size_t len)
+{
+    if (memchr(src, 0x1b, len)) return true;
+    const unsigned char *p = (const unsigned char *)src, *end = p + len;
+    while ((p = memchr(p, 0xe2, (size_t)(end - p))) && end - p >= 3) {
+        if (p[1] == 0x80 && typo_quote(p)) return true;
+        p++;
+    }
+    return false;
+}
+
+size_t ldxi_clean_line(const char *src, size_t len, char *dst)
+{
+    if (memchr(src, 0x1b, len)) {
+        len = ldx_strip_ansi(src, len, dst);
+        src = dst;
+    }
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        const unsigned char *p = (const unsigned char *)src + i;
+        char q;
+        if (*p == 0xe2 && len - i >= 3 && p[1] == 0x80 && (q = typo_quote(p))) {
+            dst[o++] = q;
+            i += 2;
+        } else {
+            dst[o++] = (char)*p;
         }
     }
     return o;

@@ -8,6 +8,7 @@
 #include "test_util.h"
 #include "logdx/scan.h"
 #include "../../src/core/util.h"
+#include "../../src/scan/scan_int.h"
 
 static void strip(const char *in, const char *want)
 {
@@ -27,6 +28,29 @@ static void test_ansi(void **state)
     strip("\033(Bplain", "plain");
     strip("trailing\033", "trailing");
     strip("no escapes", "no escapes");
+}
+
+static void clean(const char *in, bool unclean, const char *want)
+{
+    char out[256];
+    assert_int_equal(ldxi_line_unclean(in, strlen(in)), unclean);
+    size_t n = ldxi_clean_line(in, strlen(in), out);
+    out[n] = 0;
+    assert_string_equal(out, want);
+}
+
+/* A paste from a blog's editor: typographic quotes read as ASCII ones, other symbols
+ * (tqdm's blocks, an ellipsis, box lines) as they are. */
+static void test_clean(void **state)
+{
+    (void)state;
+    clean("Function \xe2\x80\x98MulBackward0\xe2\x80\x99 returned nan", true, "Function 'MulBackward0' returned nan");
+    clean("\xe2\x80\x9c" "addmm_impl_cpu_\xe2\x80\x9d not implemented", true, "\"addmm_impl_cpu_\" not implemented");
+    clean("\033[31m\xe2\x80\x98x\xe2\x80\x99\033[0m", true, "'x'");
+    clean(" 45%|\xe2\x96\x88\xe2\x96\x88    | 450/1000", false, " 45%|\xe2\x96\x88\xe2\x96\x88    | 450/1000");
+    clean("Loading\xe2\x80\xa6", false, "Loading\xe2\x80\xa6");
+    clean("cut \xe2\x80", false, "cut \xe2\x80");
+    clean("", false, "");
 }
 
 static void rank(const char *line, int want)
@@ -140,6 +164,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ansi),
+        cmocka_unit_test(test_clean),
         cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_display_text),
         cmocka_unit_test(test_quantities),
