@@ -19,10 +19,10 @@ fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-# waits up to 5 s for a pattern in a file
+# Waits up to 20 s for $2 in file $1 (a loaded machine starts logdx slowly; a match returns at once).
 wait_for() {
   i=0
-  while [ $i -lt 50 ]; do
+  while [ $i -lt 200 ]; do
     grep -q -- "$2" "$1" 2>/dev/null && return 0
     sleep 0.1
     i=$((i + 1))
