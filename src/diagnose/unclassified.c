@@ -49,16 +49,16 @@ static bool fallback(const ldxi_rule *r)
     return false;
 }
 
-/* Does another fired rule explain this line: evidence of its own there, or one of its
- * symptom patterns matching the text? For the fallback, a specific rule of its own class
- * explains a line too (the line is reported once, by the rule that names it), and the
- * few lines after its evidence (the loader's next words, the abort that follows). */
+/* Does another fired rule (not d[self]) explain this line: evidence of its own there, or
+ * one of its symptom patterns matching the text? For the fallback (own_class), a specific
+ * rule of its own class explains a line too (the line is reported once, by the rule that
+ * names it), and the few lines after its evidence (the loader's next words, the abort
+ * that follows). */
 #define OWN_CLASS_SPAN 5
 static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *const *rules,
-                      size_t n, size_t self, uint64_t line, const char *text)
+                      size_t n, size_t self, bool own_class, uint64_t line, const char *text)
 {
     size_t len = strlen(text);
-    bool own_class = fallback(rules[self]);
     for (size_t j = 0; j < n; j++) {
         bool same = !strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED);
         if (j == self || (same && !own_class)) continue;
@@ -351,6 +351,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
 {
     const ldxi_rule *r = rules[ui];
     ldx_diagnosis *u = &d[ui];
+    bool own_class = fallback(r);
     size_t others = 0; /* fired rules that name a failure */
     for (size_t j = 0; j < n; j++) others += strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED) != 0;
     const ldxi_fail_event *evs[LDXI_FAIL_EVENTS + 1 + LDXI_FAIL_OPEN];
@@ -392,7 +393,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
             if (exit_report(r, c[i].sig) && others) continue;
             /* a crash the log goes on long after, with nothing ending there, was a child's */
             if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
-            if (explained(s, d, rules, n, ui, c[i].line, c[i].hit->text ? c[i].hit->text : ""))
+            if (explained(s, d, rules, n, ui, own_class, c[i].line, c[i].hit->text ? c[i].hit->text : ""))
                 continue;
         } else {
             const ldxi_fail_event *ev = c[i].ev;
@@ -402,8 +403,8 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
             if (ev->kind == LDXI_FAIL_CUT && others) continue;
             bool terminal = lines - ev->what.line <= TERMINAL_SPAN || last_end > ev->what.line ||
                             ev->kind != LDXI_FAIL_EXCEPTION;
-            if (!terminal || explained(s, d, rules, n, ui, ev->what.line, ev->what.text) ||
-                (ev->detail.line && explained(s, d, rules, n, ui, ev->detail.line, ev->detail.text)))
+            if (!terminal || explained(s, d, rules, n, ui, own_class, ev->what.line, ev->what.text) ||
+                (ev->detail.line && explained(s, d, rules, n, ui, own_class, ev->detail.line, ev->detail.text)))
                 continue;
         }
         pick = &c[i];

@@ -35,6 +35,8 @@ struct ldxi_decoder {
     char msg[128];   /* an error that needs numbers */
 };
 
+static bool utf16(ldx_input_kind k) { return k == LDX_KIND_UTF16LE || k == LDX_KIND_UTF16BE; }
+
 ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind)
 {
     *out = NULL;
@@ -48,7 +50,7 @@ ldx_status ldxi_decoder_create(ldxi_decoder **out, ldx_input_kind kind)
         lzma_stream init = LZMA_STREAM_INIT;
         d->x = init;
         ok = lzma_stream_decoder(&d->x, XZ_MEMLIMIT, LZMA_CONCATENATED) == LZMA_OK;
-    } else if (kind == LDX_KIND_UTF16LE || kind == LDX_KIND_UTF16BE) {
+    } else if (utf16(kind)) {
         d->u.big = kind == LDX_KIND_UTF16BE;
         ok = true;
     } else if (kind == LDX_KIND_ZSTD) {
@@ -75,15 +77,12 @@ void ldxi_decoder_destroy(ldxi_decoder *d)
     free(d);
 }
 
-bool ldxi_decoder_complete(const ldxi_decoder *d)
-{
-    return d->ended || d->stop || d->kind == LDX_KIND_UTF16LE || d->kind == LDX_KIND_UTF16BE;
-}
+/* UTF-16 text has no end marker: it may end anywhere */
+bool ldxi_decoder_complete(const ldxi_decoder *d) { return d->ended || d->stop || utf16(d->kind); }
 
 bool ldxi_kind_decoded(ldx_input_kind k)
 {
-    return k == LDX_KIND_GZIP || k == LDX_KIND_XZ || k == LDX_KIND_ZSTD || k == LDX_KIND_UTF16LE ||
-           k == LDX_KIND_UTF16BE;
+    return k == LDX_KIND_GZIP || k == LDX_KIND_XZ || k == LDX_KIND_ZSTD || utf16(k);
 }
 
 static const char *lzma_msg(lzma_ret r)
@@ -106,7 +105,7 @@ ldx_status ldxi_decoder_step(ldxi_decoder *d, const unsigned char *in, size_t il
         *ipos = ilen;
         return LDX_OK;
     }
-    if (d->kind == LDX_KIND_UTF16LE || d->kind == LDX_KIND_UTF16BE) {
+    if (utf16(d->kind)) {
         ldxi_utf16_step(&d->u, in, ilen, ipos, out, cap, opos, last);
         return LDX_OK;
     }

@@ -321,14 +321,6 @@ static const char *next_eol(const char *p)
 #endif
 }
 
-/* The first byte at or after p that may start what ldxi_clean_line changes: an ESC, or
- * the E2 that starts a typographic quote (and other symbols: tqdm's blocks, box lines). */
-static const char *maybe_unclean(const char *p, const char *end)
-{
-    const char *e = memchr(p, 0x1b, (size_t)(end - p)), *q = memchr(p, 0xe2, (size_t)(end - p));
-    return !e ? q : !q ? e : e < q ? e : q;
-}
-
 /* cut_lines() while the memo rests: every line goes to the prefilter, which scans the
  * batch as it stands (a match across a line end only costs PCRE2 a look). */
 static void cut_plain(ldxi_batch *b)
@@ -337,14 +329,18 @@ static void cut_plain(ldxi_batch *b)
     for (size_t k = 0; k < b->nseg; k++) {
         const ldxi_seg *sg = &b->seg[k];
         char *p = b->buf + sg->off, *end = p + sg->len;
-        const char *esc = maybe_unclean(p, end);
+        /* the next ESC and the next E2 (a typographic quote's first byte, or tqdm's blocks),
+         * each looked for again only once passed */
+        const char *esc = memchr(p, 0x1b, sg->len), *e2 = memchr(p, 0xe2, sg->len);
         uint64_t lineno = sg->first_line;
         while (p < end) {
             const char *eol = next_eol(p);
             size_t n = (size_t)(eol - p);
-            if (esc && esc < eol) {
+            bool at_esc = esc && esc < eol, at_e2 = e2 && e2 < eol;
+            if (at_esc || at_e2) {
                 if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
-                esc = maybe_unclean(eol, end);
+                if (at_esc) esc = memchr(eol, 0x1b, (size_t)(end - eol));
+                if (at_e2) e2 = memchr(eol, 0xe2, (size_t)(end - eol));
             }
             if (*p == '>') n = ldxi_unquote(p, n);
             b->bl[nbl] = (ldxi_bline){(size_t)(p - b->buf), n, lineno++, 0, -1, LDXI_MEMO_NONE, LDXI_MEMO_NONE};

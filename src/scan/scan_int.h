@@ -353,6 +353,8 @@ size_t ldxi_unquote(char *p, size_t n);
  * since a log pasted through a blog's or a forum's editor comes with them. dst may be
  * src; returns the new length. */
 bool ldxi_line_unclean(const char *src, size_t len);
+/* The second half of that test alone: a typographic quote in src[0..len). */
+bool ldxi_typo_quotes(const char *src, size_t len);
 size_t ldxi_clean_line(const char *src, size_t len, char *dst);
 
 /* ---- match.c ---- */

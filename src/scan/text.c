@@ -49,7 +49,11 @@ static char typo_quote(const unsigned char *p)
 
 bool ldxi_line_unclean(const char *src, size_t len)
 {
-    if (memchr(src, 0x1b, len)) return true;
+    return memchr(src, 0x1b, len) || ldxi_typo_quotes(src, len);
+}
+
+bool ldxi_typo_quotes(const char *src, size_t len)
+{
     const unsigned char *p = (const unsigned char *)src, *end = p + len;
     while ((p = memchr(p, 0xe2, (size_t)(end - p))) && end - p >= 3) {
         if (p[1] == 0x80 && typo_quote(p)) return true;
