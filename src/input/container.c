@@ -45,6 +45,7 @@ struct ldx_input {
     struct archive *ar;      /* an archive, or a compressed stream from a pipe */
     const ldxi_archive_api *api; /* libarchive's functions, when ar is set */
     pump outer;              /* a gzip/xz/zstd stream (decode.c), fed from the descriptor */
+    pump text;               /* UTF-16 text inside that stream, fed from outer (utf16.c) */
     unsigned char *pbuf;     /* decoded while looking for a tar header: served first */
     size_t plen, ppos;
     unsigned char *iobuf;    /* libarchive's read buffer (pipe input) */
@@ -268,10 +269,17 @@ static ssize_t stream_read(void *ctx, void *buf, size_t cap, const char **err)
     return pump_read(in, &in->outer, fd_src, buf, cap, err);
 }
 
+/* The decompressed bytes, for the pump that turns UTF-16 text into UTF-8. */
+static ssize_t decoded_src(ldx_input *in, void *buf, size_t cap, const char **err)
+{
+    return stream_read(in, buf, cap, err);
+}
+
 /* One compressed log as its reader sees it: counted against max_decoded. */
 static ssize_t stream_log_read(void *ctx, void *buf, size_t cap, const char **err)
 {
     ldx_input *in = ctx;
+    if (in->text.dec) return count_decoded(in, pump_read(in, &in->text, decoded_src, buf, cap, err), err);
     return count_decoded(in, stream_read(ctx, buf, cap, err), err);
 }
 
@@ -296,7 +304,15 @@ static ldx_status probe_stream(ldx_input *in, bool *is_tar)
         len += (size_t)n;
     }
     in->plen = len;
-    *is_tar = ldx_input_detect(in->pbuf, len) == LDX_KIND_TAR;
+    ldx_input_kind inner = ldx_input_detect(in->pbuf, len);
+    *is_tar = inner == LDX_KIND_TAR;
+    /* a Windows log (PowerShell's `>` writes UTF-16) compressed afterwards: the same
+     * second step an archive member gets */
+    if (inner == LDX_KIND_UTF16LE || inner == LDX_KIND_UTF16BE) {
+        if ((st = ldxi_decoder_create(&in->text.dec, inner)) != LDX_OK) return st;
+        if (!(in->text.buf = malloc(IO_BLOCK))) return LDX_ENOMEM;
+        snprintf(in->text.truncated, sizeof in->text.truncated, "%s", in->outer.truncated);
+    }
     return LDX_OK;
 }
 
@@ -464,6 +480,7 @@ void ldx_input_destroy(ldx_input *in)
     close_reader(in);
     if (in->ar) in->api->read_free(in->ar);
     pump_free(&in->outer);
+    pump_free(&in->text);
     pump_free(&in->member);
     free(in->pbuf);
     if (in->fd >= 0) close(in->fd);

@@ -264,6 +264,44 @@ static void test_utf16(void **state)
     assert_int_equal(lines, 3);
 }
 
+/* The same log compressed afterwards: gzip's bytes decoded, then the UTF-16 text in them. */
+static void test_utf16_in_gzip(void **state)
+{
+    (void)state;
+    const char *want[] = {"ok\xe8\xae\xad\xe7\xbb\x83 \xf0\x9f\x9a\x80", "RuntimeError"};
+    unsigned char b[128];
+    size_t n = utf16(b, false, true);
+    char *p = path_in("win.log.gz");
+    gzFile g = gzopen(p, "wb");
+    gzwrite(g, b, (unsigned)n);
+    gzclose(g);
+    ldx_input *in;
+    assert_int_equal(ldx_input_open(&in, p), LDX_OK);
+    assert_int_equal(ldx_input_kind_of(in), LDX_KIND_GZIP);
+    ldx_reader *r;
+    assert_int_equal(ldx_input_next(in, &r), LDX_OK);
+    ldx_line l;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
+        assert_int_equal(l.len, strlen(want[i]));
+        assert_memory_equal(l.text, want[i], l.len);
+    }
+    assert_int_equal(ldx_reader_next(r, &l), LDX_EOF);
+    ldx_input_destroy(in);
+    /* and through a pipe */
+    FILE *f = fopen(p, "rb");
+    unsigned char z[512];
+    size_t zn = fread(z, 1, sizeof z, f);
+    fclose(f);
+    char names[1024];
+    int lines;
+    bool err;
+    read_pipe(z, zn, names, sizeof names, &lines, &err);
+    assert_false(err);
+    assert_int_equal(lines, 2);
+    free(p);
+}
+
 /* The converter hands over what fits, one byte at a time if it must, and ends a cut
  * character with U+FFFD. */
 static void test_utf16_small_steps(void **state)
@@ -336,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_pipe),
         cmocka_unit_test(test_damaged_archive),
         cmocka_unit_test(test_utf16),
+        cmocka_unit_test(test_utf16_in_gzip),
         cmocka_unit_test(test_utf16_small_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
