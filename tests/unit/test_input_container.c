@@ -220,11 +220,25 @@ static size_t utf16(unsigned char *out, bool big, bool bom)
     return n;
 }
 
+/* The one log of in holds utf16()'s two lines, as UTF-8. */
+static void expect_utf16_lines(ldx_input *in)
+{
+    const char *want[] = {"ok\xe8\xae\xad\xe7\xbb\x83 \xf0\x9f\x9a\x80", "RuntimeError"};
+    ldx_reader *r;
+    assert_int_equal(ldx_input_next(in, &r), LDX_OK);
+    ldx_line l;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
+        assert_int_equal(l.len, strlen(want[i]));
+        assert_memory_equal(l.text, want[i], l.len);
+    }
+    assert_int_equal(ldx_reader_next(r, &l), LDX_EOF);
+}
+
 /* Windows PowerShell's "> log" is UTF-16: read as UTF-8, from a file and from a pipe. */
 static void test_utf16(void **state)
 {
     (void)state;
-    const char *want[] = {"ok\xe8\xae\xad\xe7\xbb\x83 \xf0\x9f\x9a\x80", "RuntimeError"};
     for (int big = 0; big < 2; big++) {
         unsigned char b[128];
         size_t n = utf16(b, big, true);
@@ -235,15 +249,7 @@ static void test_utf16(void **state)
         ldx_input *in;
         assert_int_equal(ldx_input_open(&in, p), LDX_OK);
         assert_int_equal(ldx_input_kind_of(in), big ? LDX_KIND_UTF16BE : LDX_KIND_UTF16LE);
-        ldx_reader *r;
-        assert_int_equal(ldx_input_next(in, &r), LDX_OK);
-        ldx_line l;
-        for (int i = 0; i < 2; i++) {
-            assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
-            assert_int_equal(l.len, strlen(want[i]));
-            assert_memory_equal(l.text, want[i], l.len);
-        }
-        assert_int_equal(ldx_reader_next(r, &l), LDX_EOF);
+        expect_utf16_lines(in);
         ldx_input_destroy(in);
         free(p);
     }
@@ -268,7 +274,6 @@ static void test_utf16(void **state)
 static void test_utf16_in_gzip(void **state)
 {
     (void)state;
-    const char *want[] = {"ok\xe8\xae\xad\xe7\xbb\x83 \xf0\x9f\x9a\x80", "RuntimeError"};
     unsigned char b[128];
     size_t n = utf16(b, false, true);
     char *p = path_in("win.log.gz");
@@ -278,15 +283,7 @@ static void test_utf16_in_gzip(void **state)
     ldx_input *in;
     assert_int_equal(ldx_input_open(&in, p), LDX_OK);
     assert_int_equal(ldx_input_kind_of(in), LDX_KIND_GZIP);
-    ldx_reader *r;
-    assert_int_equal(ldx_input_next(in, &r), LDX_OK);
-    ldx_line l;
-    for (int i = 0; i < 2; i++) {
-        assert_int_equal(ldx_reader_next(r, &l), LDX_OK);
-        assert_int_equal(l.len, strlen(want[i]));
-        assert_memory_equal(l.text, want[i], l.len);
-    }
-    assert_int_equal(ldx_reader_next(r, &l), LDX_EOF);
+    expect_utf16_lines(in);
     ldx_input_destroy(in);
     /* and through a pipe */
     FILE *f = fopen(p, "rb");
