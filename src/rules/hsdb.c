@@ -676,9 +676,9 @@ static bool from_blob(ldxi_hsdb *h, bool *covered, const hashed *by_hash,
     return true;
 }
 
-bool ldxi_hsdb_collapsed(const ldxi_hsdb *ch)
+bool ldxi_hsdb_collapsed(const struct ldx_ruleset *rs)
 {
-    ldxi_hsdb *h = (ldxi_hsdb *)ch; /* loading is the one change, under its lock */
+    ldxi_hsdb *h = (ldxi_hsdb *)rs->hs; /* loading is the one change, under its lock */
     if (!h->collapsed) return false;
     int st = __atomic_load_n(&h->cstate, __ATOMIC_ACQUIRE);
     if (st) return st > 0;
@@ -689,6 +689,14 @@ bool ldxi_hsdb_collapsed(const ldxi_hsdb *ch)
             ldxi_hspart *p = &h->part[i];
             if (p->cdb) continue;
             ok = p->cblob && (p->cdb = load_db(p->cblob, p->cbloblen, &p->cmapped)) != NULL;
+        }
+        /* and the collapsed widening of every other signal: a database entry is often a
+         * cheap form of its pattern (a literal or two), which a collapsed template holds
+         * far more often than the whole pattern can match it */
+        for (uint32_t g = 0; ok && g < h->nsig; g++) {
+            if (h->cwide[g].pattern) continue;
+            h->cwide[g].pattern = ldxi_re_collapse_digits(signal_of(rs, h, g)->pattern);
+            h->cwide[g].options = rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig].options;
         }
         __atomic_store_n(&h->cstate, ok ? 1 : -1, __ATOMIC_RELEASE);
     }

@@ -89,8 +89,9 @@ typedef struct ldxi_hsdb {
     struct ldxi_sigc_s *wide;
     /* Collapsed templates: the signals no collapsed database has (its widening failed),
      * which may match a line of any collapsed template, ascending; cwide[g], the
-     * collapsed widening of each signal of always[] and of these (pattern NULL: none),
-     * with which the memo asks a collapsed template whether they may match its lines;
+     * collapsed widening of each signal (pattern NULL: none; those of always[] and of
+     * these made with the database, the others once the collapsed databases load), with
+     * which the memo asks a collapsed template whether they may match its lines;
      * collapsed: every part has its collapsed database (else the memo makes no
      * collapsed templates). */
     uint32_t *calways;
@@ -119,9 +120,9 @@ int ldxi_hs_scan(const void *db, const char *data, unsigned len, void *scratch,
 /* Its name ("avx2_hs_scan" or "hs_scan"), for the tests. */
 const char *ldxi_hs_scanner(void);
 
-/* Whether every part has its collapsed database, loading those not loaded yet (once, for
- * every thread: safe to call from any). */
-bool ldxi_hsdb_collapsed(const ldxi_hsdb *h);
+/* Whether every part of rs->hs has its collapsed database, loading those not loaded yet
+ * with every signal's collapsed widening (once, for every thread: safe to call from any). */
+bool ldxi_hsdb_collapsed(const struct ldx_ruleset *rs);
 
 /* Builds rs->hs (stays NULL where Vectorscan is not built in or LOGDX_ENGINE=pcre2). */
 void ldxi_hsdb_build(struct ldx_ruleset *rs, struct ldx_msgs *msgs);

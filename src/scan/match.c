@@ -391,19 +391,23 @@ static int on_collapsed_hit(unsigned id, unsigned long long from, unsigned long 
     return 0;
 }
 
-/* The signals the database has not, asked with their collapsed widenings (PCRE2): each
- * that may match a line of t[0..n) (or has no widening) joins w->cg. */
+/* Whether signal g may match a line of the collapsed template t[0..n): its collapsed
+ * widening (PCRE2) matches t, or it has none. */
+static bool collapsed_may(const ldx_scanner *s, ldxi_worker *w, uint32_t g, const char *t, size_t n)
+{
+    const ldxi_sigc *cw = &s->rs->hs->cwide[g];
+    pcre2_code *code = cw->pattern ? ldxi_sig_code(cw) : NULL;
+    return !code || pcre2_match(code, (PCRE2_SPTR)t, n, 0, 0, w->md, s->mctx) != PCRE2_ERROR_NOMATCH;
+}
+
+/* The signals the database has not, asked with their collapsed widenings: each that may
+ * match a line of t[0..n) joins w->cg. */
 static bool collapsed_unserved(const ldx_scanner *s, ldxi_worker *w, const uint32_t *v, size_t nv,
                                const char *t, size_t n)
 {
-    const ldxi_hsdb *h = s->rs->hs;
-    for (size_t i = 0; i < nv; i++) {
-        const ldxi_sigc *cw = &h->cwide[v[i]];
-        pcre2_code *code = cw->pattern ? ldxi_sig_code(cw) : NULL;
-        if (code && pcre2_match(code, (PCRE2_SPTR)t, n, 0, 0, w->md, s->mctx) == PCRE2_ERROR_NOMATCH)
-            continue;
-        if (LDXI_PUSH(w->cg, w->ncg, w->cgcap, v[i]) != LDX_OK) return false;
-    }
+    for (size_t i = 0; i < nv; i++)
+        if (collapsed_may(s, w, v[i], t, n) && LDXI_PUSH(w->cg, w->ncg, w->cgcap, v[i]) != LDX_OK)
+            return false;
     return true;
 }
 
@@ -438,6 +442,23 @@ static bool collapsed_fill(const ldx_scanner *s, ldxi_worker *w, uint32_t x, con
     return true;
 }
 
+/* The databases' entries are often cheap forms of their patterns (a literal or two),
+ * which a collapsed template holds far more often than the whole pattern can match it:
+ * once a second line has collapsed template ce (t[0..n)), each signal the databases named
+ * for it is asked again with its whole widening, and kept only where that may match, so
+ * that its lines stop running it for nothing. Not on the first line: on a log where
+ * collapsed templates never come back (an id on every line) that would be work for none. */
+static void collapsed_refine(const ldx_scanner *s, ldxi_worker *w, ldxi_memo_entry *ce, const char *t,
+                             size_t n)
+{
+    ldxi_memo_item *it = w->cmemo.items + ce->item;
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < ce->nitems; i++)
+        if (collapsed_may(s, w, it[i].g, t, n)) it[keep++] = it[i];
+    ce->nitems = keep;
+    ce->refined = 1;
+}
+
 /* A line whose template t[0..n) (hash th) the memo does not know. Its collapsed
  * template's entry (*cx, made now when new) gives it the signals to run instead of the
  * prefilter; its template is learnt from them (*memo, *fresh) for the first
@@ -463,6 +484,8 @@ static bool by_collapsed(const ldx_scanner *s, ldxi_worker *w, const char *t, si
                 if (!collapsed_fill(s, w, x, w->ctext, m)) return false;
                 cquiet = !ce->nitems && !ce->hints;
                 *cnew = true;
+            } else if (!ce->refined) {
+                collapsed_refine(s, w, ce, w->ctext, m);
             }
             *cx = x;
             if (ce->misses >= LDXI_MEMO_EXACT_TRIES) {
@@ -741,7 +764,7 @@ static void recall(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, const ld
 bool ldxi_collapse_on(const ldx_scanner *s, ldxi_worker *w)
 {
     const ldxi_hsdb *h = s->rs->hs;
-    if (!ldxi_hsdb_collapsed(h)) return false;
+    if (!ldxi_hsdb_collapsed(s->rs)) return false;
     for (int p = 0; p < h->nparts; p++)
         if (hs_alloc_scratch(h->part[p].cdb, (hs_scratch_t **)&w->scratch) != HS_SUCCESS) return false;
     return true;

@@ -377,7 +377,7 @@ uint32_t ldxi_memo_lookup(ldxi_memo *m, const char *t, size_t n, uint64_t h, boo
     memcpy(m->keys + m->nkeys, t, n);
     uint32_t x = (uint32_t)m->nent++;
     m->ent[x] = (ldxi_memo_entry){h, (uint32_t)m->nkeys, (uint32_t)n, 0, 0, 0, LDXI_MEMO_PENDING,
-                                  LDXI_RANK_UNASKED, 0};
+                                  LDXI_RANK_UNASKED, 0, 0};
     m->slot[i] = (ldxi_memo_slot){h, m->ent[x].key, (x + 1) << LDXI_MEMO_LEN_BITS | (uint32_t)n};
     m->nkeys += n;
     *fresh = true;

@@ -38,6 +38,8 @@ typedef struct {
     uint8_t rank;           /* LDXI_RANK_*: whether its lines may name a rank */
     uint8_t misses;         /* a collapsed template's: its lines whose template was new
                              * (saturating), see LDXI_MEMO_EXACT_TRIES */
+    uint8_t refined;        /* a collapsed template's: its signals asked again, with their
+                             * whole widenings, once a second line had it */
 } ldxi_memo_entry;
 
 /* A collapsed template (digits.c: every run of digits one '0') stands for the lines of
