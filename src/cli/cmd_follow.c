@@ -179,6 +179,26 @@ static ldx_status drain(follow_ctx *c, int fd, char *buf)
     return LDX_OK;
 }
 
+/* On an interrupt: the bytes the file holds now, which drain() would leave (it stops at
+ * once on a signal, so that a huge backlog does not hold a Ctrl-C), up to the size the
+ * file has at this moment. */
+static ldx_status drain_written(follow_ctx *c, int fd, char *buf)
+{
+    struct stat st;
+    off_t at = lseek(fd, 0, SEEK_CUR);
+    if (fstat(fd, &st) != 0 || at < 0) return LDX_EOF;
+    while (at < st.st_size) {
+        size_t want = (size_t)(st.st_size - at) < CHUNK ? (size_t)(st.st_size - at) : CHUNK;
+        ssize_t r = read(fd, buf, want);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return LDX_EIO;
+        if (r == 0) break;
+        LDX_TRY(feed(c, buf, (size_t)r));
+        at += r;
+    }
+    return LDX_EOF;
+}
+
 /* A regular file: poll it for growth, truncation, rotation and deletion. */
 static ldx_status follow_file(follow_ctx *c, const char *path, char *buf)
 {
@@ -231,6 +251,11 @@ static ldx_status follow_file(follow_ctx *c, const char *path, char *buf)
                     path, (unsigned long long)c->lineno + 1);
             lseek(fd, 0, SEEK_SET);
         }
+    }
+    if (stop_sig && (s == LDX_OK || s == LDX_EOF)) {
+        /* what was written before the interrupt belongs to the report */
+        s = drain_written(c, fd, buf);
+        if (s == LDX_EOF) s = announce(c);
     }
     close(fd);
     return s == LDX_EOF ? LDX_OK : s;

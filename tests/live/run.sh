@@ -70,6 +70,7 @@ took=$(( $(date +%s) - start ))
 check "run: a writing background child does not hold the report (rc $rc, ${took}s)" \
   '[ $rc = 5 ] && [ $took -le 5 ] && grep -q cuda_oom err'
 # a signal during that wait ends it at once, and the diagnosis still comes
+rm -f out err # a stale copy would satisfy wait_for before this logdx has started
 "$logdx" run -q -- sh -c "cat '$oom'; (while :; do echo tick; sleep 0.1; done) & exit 5" >out 2>err &
 pid=$!
 wait_for out tick
@@ -78,12 +79,15 @@ wait $pid
 rc=$?
 check "run: SIGTERM while draining still reports (rc $rc)" 'grep -q cuda_oom err'
 # a command that ignores the signal: the second one ends logdx's wait, with the diagnosis
+rm -f out err # a stale copy would satisfy wait_for before this logdx has started
 "$logdx" run -q -- sh -c "trap '' INT TERM; cat '$oom'; echo started; while :; do sleep 0.05; done" >out 2>err &
 pid=$!
 wait_for out started
-kill -TERM $pid; sleep 0.3; kill -TERM $pid
+# two signals sent close together arrive as one to a process that has not run between
+# them (a loaded machine): signal again until logdx is gone, as a user would
+kill -TERM $pid
 i=0
-while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while kill -0 $pid 2>/dev/null && [ $i -lt 50 ]; do sleep 0.3; kill -TERM $pid 2>/dev/null; i=$((i + 1)); done
 wait $pid
 check "run: a second signal ends the wait for a command that ignores them" \
   'grep -q "still running" err && grep -q cuda_oom err'
@@ -127,6 +131,7 @@ check "run: the command reads logdx's stdin" '[ "$(cat out)" = from-stdin ]'
 check "run: PYTHONUNBUFFERED=1 for the command" '[ "$(cat out)" = 1 ]'
 
 # SIGTERM to logdx reaches the command, and logdx still reports
+rm -f out err # a stale copy would satisfy wait_for before this logdx has started
 "$logdx" run -q -- sh -c 'trap "echo got-term; exit 7" TERM; echo started; while :; do sleep 0.05; done' >out 2>err &
 pid=$!
 wait_for out started
@@ -137,6 +142,7 @@ check "run: SIGTERM is forwarded; exit is the command's (7)" '[ $rc = 7 ] && gre
 
 # --- --follow --------------------------------------------------------------------------
 head -20 "$oom" >grow.log
+rm -f fout ferr # a stale copy would satisfy wait_for before this logdx has started
 "$logdx" --follow grow.log >fout 2>ferr &
 pid=$!
 sleep 0.6
@@ -159,6 +165,7 @@ check "follow: what was found before the truncation is kept; SIGINT gives the fu
 
 # rotation by rename (logrotate without copytruncate): the new file is read too
 head -40 "$oom" >rot.log
+rm -f fout ferr # a stale copy would satisfy wait_for before this logdx has started
 "$logdx" --follow rot.log >fout 2>ferr &
 pid=$!
 wait_for fout "cuda-oom-pytorch"
@@ -170,8 +177,20 @@ wait $pid
 rc=$?
 check "follow: after a rotation the diagnosis is kept, exit 1" '[ $rc = 1 ] && grep -q "^rot.log: 41 lines" fout && grep -q cuda_oom fout'
 
+# an interrupt right after lines were written: they are in the report
+head -40 "$oom" >int.log
+rm -f fout ferr # a stale copy would satisfy wait_for before this logdx has started
+"$logdx" --follow int.log >fout 2>ferr &
+pid=$!
+wait_for fout "cuda-oom-pytorch"
+printf 'step 1 loss 2.1\nstep 2 loss 2.0\n' >>int.log
+kill -INT $pid
+wait $pid
+check "follow: an interrupt reads what the file holds by then (42 lines)" 'grep -q "^int.log: 42 lines" fout'
+
 # the file deleted: the end
 printf 'x\n' >gone.log
+rm -f fout ferr # a stale copy would satisfy wait_for before this logdx has started
 "$logdx" --follow --format json gone.log >fout 2>ferr &
 pid=$!
 sleep 0.5
@@ -189,6 +208,7 @@ command -v python3 >/dev/null &&
   'python3 -c "import json,sys; d=json.load(open(\"fout\")); sys.exit(d[\"files\"][0][\"lines\"] != 41)"'
 
 # standard input: followed until it ends
+rm -f fout ferr # a stale copy would satisfy wait_for before this logdx has started
 { head -30 "$oom"; sleep 2; } | "$logdx" --follow -q >fout 2>ferr &
 pid=$!
 check "follow: a pipe's lines are diagnosed as they come" 'wait_for fout cuda-oom-pytorch && kill -0 $pid'
@@ -206,6 +226,7 @@ check "follow: two files is an error" '[ $? = 2 ]'
 head -20 "$oom" >pid.log
 sh -c 'sleep 1; sed -n "21,40p" "$0" >>pid.log' "$oom" &
 writer=$!
+rm -f fout ferr # a stale copy would satisfy wait_for before this logdx has started
 "$logdx" --follow -q --pid $writer pid.log >fout 2>ferr &
 pid=$!
 i=0
@@ -220,6 +241,7 @@ head -40 "$oom" >idle.log
 "$logdx" --follow --idle 0.5 idle.log >fout 2>ferr
 check "follow --idle: a file that stops growing ends the watch, with the full report" \
   '[ $? = 1 ] && grep -q "nothing new for 0.5 s" ferr && grep -q "^most likely cause" fout'
+rm -f fout ferr # a stale copy would satisfy wait_for before this logdx has started
 { head -30 "$oom"; sleep 3; } | { "$logdx" --follow -q --idle 0.5 >fout 2>ferr; echo $? >idle.rc; date +%s >idle.end; } &
 start=$(date +%s)
 wait
