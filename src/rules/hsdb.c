@@ -690,12 +690,12 @@ bool ldxi_hsdb_collapsed(const struct ldx_ruleset *rs)
             if (p->cdb) continue;
             ok = p->cblob && (p->cdb = load_db(p->cblob, p->cbloblen, &p->cmapped)) != NULL;
         }
-        /* and the collapsed widening of every other signal: a database entry is often a
-         * cheap form of its pattern (a literal or two), which a collapsed template holds
-         * far more often than the whole pattern can match it */
+        /* and every signal's collapsed widening, with which the memo asks a collapsed
+         * template about the signals no database serves (always[], calways[]) and again
+         * about those a database named from a cheap form of the pattern (a literal or two,
+         * which a collapsed template holds far more often than the pattern can match it) */
         for (uint32_t g = 0; ok && g < h->nsig; g++) {
-            if (h->cwide[g].pattern) continue;
-            h->cwide[g].pattern = ldxi_re_collapse_digits(signal_of(rs, h, g)->pattern);
+            h->cwide[g].pattern = ldxi_re_collapse_digits(signal_of(rs, h, g)->pattern); /* NULL: none */
             h->cwide[g].options = rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig].options;
         }
         __atomic_store_n(&h->cstate, ok ? 1 : -1, __ATOMIC_RELEASE);
@@ -789,25 +789,6 @@ static bool digit_blindness(const ldx_ruleset *rs, ldxi_hsdb *h)
         if (h->blind[g]) continue;
         h->wide[g].pattern = ldxi_re_widen_digits(si->pattern); /* NULL: none */
         h->wide[g].options = rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig].options;
-    }
-    return true;
-}
-
-/* The collapsed widenings of the signals no collapsed database serves (always[] and
- * calways[]), with which the memo asks a collapsed template about them. */
-static bool collapsed_wide(const ldx_ruleset *rs, ldxi_hsdb *h)
-{
-    h->cwide = calloc(h->nsig ? h->nsig : 1, sizeof(ldxi_sigc));
-    if (!h->cwide) return false;
-    for (int list = 0; list < 2; list++) {
-        const uint32_t *v = list ? h->calways : h->always;
-        size_t n = list ? h->ncalways : h->nalways;
-        for (size_t i = 0; i < n; i++) {
-            uint32_t g = v[i];
-            if (h->cwide[g].pattern) continue;
-            h->cwide[g].pattern = ldxi_re_collapse_digits(signal_of(rs, h, g)->pattern); /* NULL: none */
-            h->cwide[g].options = rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig].options;
-        }
     }
     return true;
 }
@@ -939,7 +920,8 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
     ldxi_sort_unique_u32(h->calways, &h->ncalways);
     h->collapsed = h->nparts > 0;
     for (int i = 0; i < h->nparts; i++) h->collapsed = h->collapsed && (h->part[i].cdb || h->part[i].cblob);
-    if (h->collapsed && !collapsed_wide(rs, h)) goto fail;
+    /* their widenings are made when the collapsed databases load (ldxi_hsdb_collapsed) */
+    if (h->collapsed && !(h->cwide = calloc(h->nsig ? h->nsig : 1, sizeof(ldxi_sigc)))) goto fail;
     free(base);
     rs->hs = h;
     return;

@@ -89,9 +89,9 @@ typedef struct ldxi_hsdb {
     struct ldxi_sigc_s *wide;
     /* Collapsed templates: the signals no collapsed database has (its widening failed),
      * which may match a line of any collapsed template, ascending; cwide[g], the
-     * collapsed widening of each signal (pattern NULL: none; those of always[] and of
-     * these made with the database, the others once the collapsed databases load), with
-     * which the memo asks a collapsed template whether they may match its lines;
+     * collapsed widening of each signal (pattern NULL: none; made when the collapsed
+     * databases load), with which the memo asks a collapsed template whether they may
+     * match its lines;
      * collapsed: every part has its collapsed database (else the memo makes no
      * collapsed templates). */
     uint32_t *calways;
