@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,11 +77,33 @@ static long column_of(const ldx_table_info *t, const char *name)
     return -1;
 }
 
-/* Two keys are one when equal as text, or as integers ("079" and "79"). */
+/* A key read as a 32-bit status: decimal, signed or not, or 0x hex. Windows prints one
+ * NTSTATUS three ways (-1073741819, 3221225477, 0xC0000005: PyCharm, Electron, Go). */
+static bool status32(const char *s, uint32_t *v)
+{
+    const char *p = s + (*s == '-' || *s == '+');
+    bool hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex && p != s) return false;
+    const char *d = hex ? p + 2 : p;
+    size_t n = 0;
+    for (; d[n]; n++)
+        if (!(hex ? isxdigit((unsigned char)d[n]) : isdigit((unsigned char)d[n]))) return false;
+    if (!n || n > (hex ? 8u : 10u)) return false;
+    long long x = strtoll(s, NULL, hex ? 16 : 10);
+    if (x < INT32_MIN || x > (long long)UINT32_MAX) return false;
+    *v = (uint32_t)x;
+    return true;
+}
+
+/* Two keys are one when equal as text, or as integers ("079" and "79"), or as one
+ * 32-bit status however printed (see status32). */
 static bool same_key(const ldx_table_info *t, const char *a, const char *b)
 {
     if (!strcmp(a, b)) return true;
-    return t->numeric && is_integer(a) && is_integer(b) && strtoll(a, NULL, 10) == strtoll(b, NULL, 10);
+    if (t->numeric && is_integer(a) && is_integer(b) && strtoll(a, NULL, 10) == strtoll(b, NULL, 10))
+        return true;
+    uint32_t x, y;
+    return status32(a, &x) && status32(b, &y) && x == y;
 }
 
 long ldx_table_row(const ldx_table_info *t, const char *key)

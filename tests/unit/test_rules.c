@@ -301,6 +301,42 @@ static void test_tables(void **state)
     assert_null(ldx_table_cell(t, 1, "nope"));
     release(&c);
 
+    /* a 32-bit status is one key however printed: signed, unsigned, hex of either case;
+     * a table that mixes names and numbers still looks numbers up that way */
+    c = compile("win.yaml",
+                "table: win\n"
+                "title: t\n"
+                "key: code\n"
+                "columns: {code: c}\n"
+                "rows:\n"
+                "  - {code: '0xC0000005'}\n"
+                "  - {code: 'SIGKILL'}\n"
+                "  - {code: '-9'}\n");
+    assert_int_equal(c.st, LDX_OK);
+    t = ldx_ruleset_find_table(c.rs, "win");
+    assert_non_null(t);
+    assert_false(t->numeric);
+    assert_int_equal(ldx_table_row(t, "-1073741819"), 0);
+    assert_int_equal(ldx_table_row(t, "3221225477"), 0);
+    assert_int_equal(ldx_table_row(t, "0xc0000005"), 0);
+    assert_int_equal(ldx_table_row(t, "0XC0000005"), 0);
+    assert_int_equal(ldx_table_row(t, "-0xC0000005"), -1);
+    assert_int_equal(ldx_table_row(t, "13221225477"), -1);
+    assert_int_equal(ldx_table_row(t, "4294967287"), 2);
+    assert_int_equal(ldx_table_row(t, "9"), -1);
+    assert_int_equal(ldx_table_row(t, "SIGKILL"), 1);
+    release(&c);
+    c = compile("dup.yaml",
+                "table: dup\n"
+                "title: t\n"
+                "key: code\n"
+                "columns: {code: c}\n"
+                "rows:\n"
+                "  - {code: '0xC0000005'}\n"
+                "  - {code: '-1073741819'}\n");
+    assert_true(has(&c, 7, 5, "duplicate key '-1073741819'"));
+    release(&c);
+
     c = compile_two(table_text, false, with_lookup("{table: nope, capture: req}"));
     if (!has(&c, 9, 13, "no table 'nope'")) dump(&c);
     assert_true(has(&c, 9, 13, "no table 'nope'"));
