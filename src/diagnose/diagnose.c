@@ -454,11 +454,25 @@ static int order_known(const ldx_diagnosis *x, const ldx_diagnosis *y, double to
     return x->line < y->line ? 1 : x->line > y->line ? -1 : 0;
 }
 
+/* Lines of torchrun's "Root Cause (first observed failure):" block after its header: the
+ * rank's index, time, host, rank, exitcode, error_file, traceback (one line for a signal). */
+#define LAUNCHER_BLOCK_LINES 10
+
+/* Is c about the rank the launcher saw stop first: on that rank, or read from the
+ * launcher's own account of it (the block's "traceback : Signal 7 (SIGBUS) received by
+ * PID 10" carries no rank of its own)? */
+static bool on_first_stopped(const ldx_diagnosis *c, const ldx_launcher_info *launcher)
+{
+    if (!launcher || !launcher->present) return false;
+    if (c->rank >= 0) return c->rank == launcher->rank;
+    return c->line > launcher->line && c->line <= launcher->line + LAUNCHER_BLOCK_LINES;
+}
+
 /* Does diagnosis c (of a rule that d's rule names in caused_by) explain d? */
 static bool explains(const ldx_diagnosis *c, const ldx_diagnosis *d, const ldxi_cause *cs,
                      const ldx_launcher_info *launcher)
 {
-    bool first_stopped = launcher && c->rank >= 0 && c->rank == launcher->rank;
+    bool first_stopped = on_first_stopped(c, launcher);
     switch (cs->order) {
     case LDXI_ORDER_ANY: break;
     case LDXI_ORDER_EARLIER:

@@ -401,6 +401,49 @@ static void test_launcher_summary(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+/* A cause read from the launcher's own account of the first failure (its "traceback :
+ * Signal 7 ..." line carries no rank) explains the launcher's report above it; the same
+ * line far below the block, unranked, does not. */
+static void test_launcher_block_cause(void **state)
+{
+    (void)state;
+    char *r[2];
+    r[0] = rule("t-child", "launcher_child_failed", "medium",
+                "  cf: {pattern: 'ChildFailedError', weight: 2}\n", "caused_by: [shm_exhausted]\n");
+    r[1] = rule("t-bus", "shm_exhausted", "high",
+                "  bus: {pattern: 'Signal 7 \\(SIGBUS\\) received by PID', weight: 2}\n", "");
+    ldx_ruleset *rs = compile(r, 2);
+    const char *head = "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+                       "============================================================\n"
+                       "train.py FAILED\n"
+                       "Root Cause (first observed failure):\n"
+                       "[0]:\n"
+                       "  time      : 2023-03-29_22:03:17\n"
+                       "  host      : node-1\n"
+                       "  rank      : 4 (local_rank: 4)\n"
+                       "  exitcode  : -7 (pid: 10)\n"
+                       "  error_file: <N/A>\n";
+    char log[2048];
+    snprintf(log, sizeof log, "%s  traceback : Signal 7 (SIGBUS) received by PID 10\n"
+             "============================================================\n", head);
+    ldx_file_report *fr = analyze_text(rs, log);
+    assert_true(fr->launcher.present);
+    assert_int_equal(fr->n, 2);
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-bus");
+    assert_int_equal(fr->diagnoses[1].role, LDX_ROLE_COLLATERAL);
+    assert_string_equal(fr->diagnoses[1].cause, "t-bus");
+    ldx_file_report_destroy(fr);
+    /* outside the block and after the report: not known to be the first failure */
+    snprintf(log, sizeof log, "%s  traceback : <N/A>\n"
+             "============================================================\n"
+             "\n\n\n\n\n\n\n\n\n\nSignal 7 (SIGBUS) received by PID 99\n", head);
+    fr = analyze_text(rs, log);
+    assert_int_equal(fr->n, 2);
+    for (size_t i = 0; i < fr->n; i++) assert_int_not_equal(fr->diagnoses[i].role, LDX_ROLE_COLLATERAL);
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
 /* A scan reads as numbers the captures a condition (or a where) uses; explain asks for
  * every capture's, to summarise them. */
 static uint64_t explained_points(const ldx_ruleset *rs, const char *log, const char *id, bool every,
@@ -455,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_sequences_and_windows),
         cmocka_unit_test(test_causal_order),
         cmocka_unit_test(test_launcher_summary),
+        cmocka_unit_test(test_launcher_block_cause),
         cmocka_unit_test(test_concept_gives_way),
         cmocka_unit_test(test_code_tables),
         cmocka_unit_test(test_flat),
