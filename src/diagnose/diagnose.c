@@ -661,15 +661,12 @@ static size_t settle_unclassified(ldx_scanner *s, ldx_diagnosis *d, const ldxi_r
 }
 
 /* A failure no rule names ranks below every independent finding of a rule that does
- * (above the collateral ones, which may follow from it), except low-severity ones: a
- * warning that explains none of the failure's lines (a tokenizer's length warning before
- * a KeyError) does not outrank the failure itself. */
+ * (above the collateral ones, which may follow from it). */
 static void lower_unclassified(ldx_diagnosis *d, size_t n)
 {
     double floor = INFINITY;
     for (size_t i = 0; i < n; i++)
-        if (d[i].role != LDX_ROLE_COLLATERAL && strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED) &&
-            d[i].rule->severity > LDX_SEV_LOW)
+        if (d[i].role != LDX_ROLE_COLLATERAL && strcmp(d[i].rule->klass, LDXI_UNCLASSIFIED))
             floor = fmin(floor, d[i].score);
     if (floor == INFINITY) return;
     for (size_t i = 0; i < n; i++)
