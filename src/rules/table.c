@@ -95,23 +95,42 @@ static bool status32(const char *s, uint32_t *v)
     return true;
 }
 
+/* A key as the comparisons read it, parsed once: its text, its integer value and its
+ * 32-bit status, where it has them. */
+typedef struct {
+    const char *text;
+    bool integer;
+    long long value;
+    bool status;
+    uint32_t status32;
+} key_form;
+
+static key_form form_of(const char *s)
+{
+    key_form k = {.text = s, .integer = is_integer(s)};
+    if (k.integer) k.value = strtoll(s, NULL, 10);
+    k.status = status32(s, &k.status32);
+    return k;
+}
+
 /* Two keys are one when equal as text, or as integers ("079" and "79"), or as one
  * 32-bit status however printed (see status32). */
-static bool same_key(const ldx_table_info *t, const char *a, const char *b)
+static bool same_key(const ldx_table_info *t, const key_form *a, const key_form *b)
 {
-    if (!strcmp(a, b)) return true;
-    if (t->numeric && is_integer(a) && is_integer(b) && strtoll(a, NULL, 10) == strtoll(b, NULL, 10))
-        return true;
-    uint32_t x, y;
-    return status32(a, &x) && status32(b, &y) && x == y;
+    if (!strcmp(a->text, b->text)) return true;
+    if (t->numeric && a->integer && b->integer && a->value == b->value) return true;
+    return a->status && b->status && a->status32 == b->status32;
 }
 
 long ldx_table_row(const ldx_table_info *t, const char *key)
 {
     if (!t || !key) return -1;
     while (*key == ' ') key++;
-    for (size_t r = 0; r < t->nrows; r++)
-        if (same_key(t, t->cells[r * t->ncolumns + t->key], key)) return (long)r;
+    key_form q = form_of(key); /* the key looked up, read once for every row */
+    for (size_t r = 0; r < t->nrows; r++) {
+        key_form k = form_of(t->cells[r * t->ncolumns + t->key]);
+        if (same_key(t, &k, &q)) return (long)r;
+    }
     return -1;
 }
 
@@ -229,11 +248,15 @@ ldx_table_info *ldxi_table_load(const ldxi_ynode *root, const char *path, bool b
     }
     t->cells = cells;
     t->nrows = rows->n;
-    for (size_t r = 1; r < t->nrows; r++)
-        for (size_t q = 0; q < r; q++)
-            if (same_key(t, cells[r * t->ncolumns + t->key], cells[q * t->ncolumns + t->key])) {
-                err(&c, rows->items[r], "duplicate key '%s' (also row %zu)", cells[r * t->ncolumns + t->key], q + 1);
+    for (size_t r = 1; r < t->nrows; r++) {
+        key_form a = form_of(cells[r * t->ncolumns + t->key]);
+        for (size_t q = 0; q < r; q++) {
+            key_form b = form_of(cells[q * t->ncolumns + t->key]);
+            if (same_key(t, &a, &b)) {
+                err(&c, rows->items[r], "duplicate key '%s' (also row %zu)", a.text, q + 1);
                 break;
             }
+        }
+    }
     return c.errors ? NULL : t;
 }
