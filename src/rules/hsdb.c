@@ -23,7 +23,7 @@ static const char *const specials[LDXI_HS_NSPECIAL] = {
     "(?i)torch|cuda|driver version|nccl version|deepspeed|transformers|accelerate|lightning|vllm|llm engine|jax|megatron|peft",
     /* the first lines of the blocks a dying process prints (failure.c), and a traceback's
      * frame, which opens one where the header is missing (Ray's remote errors, a paste) */
-    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|terminate called after throwing|Fatal Python error|File \"[^\"\\n]{1,400}\", line \\d|above exception",
+    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|File \"[^\"\\n]{1,400}\", line \\d|above exception",
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)

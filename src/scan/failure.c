@@ -43,11 +43,16 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT, MODE_MESSAGE };
  * at warning level, one it caught and goes on without: xformers (xformers/__init__.py) logs
  * "A matching Triton is not available, some optimizations will not be enabled" with the
  * ImportError's traceback on machines without Triton (every Windows install), a healthy
- * run's most common traceback. The prefilter's failure special (rules/hsdb.c) names them
- * too. */
+ * run's most common traceback. A web server beside the training (TensorBoard, a Gradio or
+ * Flask UI, an OpenAI-style API) logs the exception of one request and serves the next:
+ * werkzeug's serving.py "Error on request:" (TensorBoard, Flask), uvicorn's "Exception in
+ * ASGI application" (FastAPI, Gradio, vLLM's and SGLang's servers). The prefilter's failure
+ * special (rules/hsdb.c) names them too. */
 static const char *const quiet_announcements[] = {
     "Exception ignored in",
     "Triton is not available, some optimizations will not be enabled",
+    "Error on request:",
+    "Exception in ASGI application",
 };
 /* CPython traceback.py, between the exceptions of a chain */
 #define CHAIN_CONTEXT "During handling of the above exception, another exception occurred"

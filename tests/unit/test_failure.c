@@ -155,6 +155,25 @@ static void test_not_failures(void **state)
         assert_int_equal(fr->n, 0);
         ldx_file_report_destroy(fr);
 
+        /* a server beside the run logs one request's exception and goes on, even where the
+         * log ends inside that traceback */
+        fr = analyze_text(rs,
+            "Epoch 35/1000:   3%|#         | 5371/156008 [06:36<42:09:44,  1.01s/it]"
+            "E0517 18:13:01.365890 20956 _internal.py:97] Error on request:\n"
+            "Traceback (most recent call last):\n"
+            "  File \"C:\\venv\\lib\\site-packages\\werkzeug\\serving.py\", line 363, in run_wsgi\n"
+            "    execute(self.server.app)\n");
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+        fr = analyze_text(rs, "ERROR:    Exception in ASGI application\n"
+                              "Traceback (most recent call last):\n"
+                              "  File \"/usr/lib/python3/site-packages/uvicorn/protocols/http/h11_impl.py\", line 403, in run_asgi\n"
+                              "    result = await app(self.scope, self.receive, self.send)\n"
+                              "ValueError: prompt is too long\n"
+                              "INFO:     127.0.0.1:50862 - \"POST /v1/completions HTTP/1.1\" 200 OK\n");
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+
         char *log = malloc(64 * 1024);
         size_t n = (size_t)sprintf(log, "Traceback (most recent call last):\n"
                                         "  File \"/home/u/x.py\", line 3, in fetch\n"
