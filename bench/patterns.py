@@ -11,8 +11,8 @@ rewritten for ripgrep's default engine and for grep -E.
 Neither rg's default engine nor ERE has lookaround, and ERE has no inline (?i), no
 non-capturing or named groups and no lazy quantifiers. The rewrite keeps every pattern
 and its literals (which is what the engines' speed depends on): lookarounds are dropped,
-(?i) becomes [aA] letter classes for ERE, lazy quantifiers become greedy, atomic groups
-plain ones. A note on stderr says how many patterns were changed that way; the match
+named back references become .*, (?i) becomes [aA] letter classes for ERE, lazy
+quantifiers become greedy, atomic groups plain ones. A note on stderr says how many patterns were changed that way; the match
 counts of rg and grep are therefore close to, not the same as, logdx's.
 """
 import os
@@ -86,7 +86,14 @@ class Converter:
         out, i, n = [], 0, len(p)
         while i < n:
             c = p[i]
-            if c == "\\" and i + 1 < n:
+            if c == "\\" and i + 2 < n and p[i + 1] in "kg" and p[i + 2] in "<{'":
+                # a named back reference: neither engine has it; what it stands for
+                # is text of the line, any of it (a superset, for counting)
+                close = {"<": ">", "{": "}", "'": "'"}[p[i + 2]]
+                out.append(".*")
+                self.touched = True
+                i = p.index(close, i + 3) + 1
+            elif c == "\\" and i + 1 < n:
                 out.append(self.escape(p[i + 1]))
                 i += 2
             elif c == "[":

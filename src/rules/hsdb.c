@@ -160,6 +160,28 @@ static bool give_up_in(ldxi_hsdb *h, uint32_t g, int mode)
 
 static bool give_up(ldxi_hsdb *h, uint32_t g) { return give_up_in(h, g, LDXI_HS_LINES); }
 
+/* Entry x, a form of its pattern that Vectorscan refuses or gets wrong, becomes the
+ * fixed strings the pattern requires (widened for templates); false when it is strings
+ * already or the pattern requires none. */
+static bool as_literals(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint32_t *gs,
+                        ldxi_hsentry *ent, size_t x, int mode)
+{
+    if (ent[x].literal) return false;
+    const ldx_signal_info *si = signal_of(rs, h, gs[x]);
+    bool ci = false;
+    char *lits = ldxi_literal_set(si->pattern, &ci);
+    if (lits && mode != LDXI_HS_LINES) {
+        char *wide = mode == LDXI_HS_TEMPLATES ? ldxi_re_widen_digits(lits) : ldxi_re_collapse_digits(lits);
+        free(lits);
+        lits = wide;
+    }
+    if (!lits) return false;
+    free(ent[x].expr);
+    /* a collapsed literal may take nothing for its digits: a pattern */
+    ent[x] = (ldxi_hsentry){lits, mode != LDXI_HS_COLLAPSED, ci};
+    return true;
+}
+
 /* Compiles ent[0..*pn) (the entries of signals gs, ids their positions) and the specials
  * spx[] when given (ids from *pn on) into *out (NULL when there is nothing to compile),
  * for the lines mode says (LDXI_HS_*). An entry Vectorscan refuses is given as its
@@ -201,6 +223,8 @@ static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry
             if (missed < 0) break;
             hs_free_database(db);
             db = NULL;
+            /* a form Vectorscan reads otherwise than PCRE2 (a named back reference) */
+            if (as_literals(rs, h, gs, ent, (size_t)missed, mode)) continue;
             ok = give_up_in(h, gs[missed], mode);
             drop(gs, ent, n--, (size_t)missed);
             continue;
@@ -217,22 +241,7 @@ static bool compile_db(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, ldxi_hsentry
         }
         hs_free_compile_error(err);
         uint32_t x = ids[bad];
-        if (!ent[x].literal) {
-            const ldx_signal_info *si = signal_of(rs, h, gs[x]);
-            bool ci = false;
-            char *lits = ldxi_literal_set(si->pattern, &ci);
-            if (lits && mode != LDXI_HS_LINES) {
-                char *wide = mode == LDXI_HS_TEMPLATES ? ldxi_re_widen_digits(lits) : ldxi_re_collapse_digits(lits);
-                free(lits);
-                lits = wide;
-            }
-            if (lits) {
-                free(ent[x].expr);
-                /* a collapsed literal may take nothing for its digits: a pattern */
-                ent[x] = (ldxi_hsentry){lits, mode != LDXI_HS_COLLAPSED, ci};
-                continue;
-            }
-        }
+        if (as_literals(rs, h, gs, ent, x, mode)) continue;
         ok = give_up_in(h, gs[x], mode);
         drop(gs, ent, n--, x);
     }
@@ -325,12 +334,19 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         const ldx_signal_info *si = signal_of(rs, h, gs[x]);
         if (h->blind[gs[x]]) continue;
         char *wide = ldxi_re_widen_digits(ent[x].expr ? ent[x].expr : si->pattern);
+        bool literal = ent[x].literal, ci = ent[x].caseless;
+        if (!wide && !literal) { /* a form it cannot widen (a back reference): its strings */
+            char *lits = ldxi_literal_set(si->pattern, &ci);
+            wide = lits ? ldxi_re_widen_digits(lits) : NULL;
+            free(lits);
+            literal = true;
+        }
         if (!wide) {
             ok = give_up(h, gs[x]);
             continue;
         }
         tg[nt] = gs[x];
-        tent[nt++] = (ldxi_hsentry){wide, ent[x].literal, ent[x].caseless};
+        tent[nt++] = (ldxi_hsentry){wide, literal, ci};
     }
     if (ok && nt && !compile_db(rs, h, tg, tent, &nt, NULL, LDXI_HS_TEMPLATES, &tdb, msgs)) {
         /* none of them, then: they run on every line */
