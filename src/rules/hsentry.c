@@ -23,6 +23,11 @@ char *ldxi_hsentry_form(const char *pattern)
         free(form);
         form = trimmed;
     }
+    char *front = ldxi_trim_start(form ? form : pattern);
+    if (front) {
+        free(form);
+        form = front;
+    }
     char *wide = ldxi_widen_bounds(form ? form : pattern);
     if (wide) {
         free(form);

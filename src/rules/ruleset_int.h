@@ -125,6 +125,9 @@ char *ldxi_prefilter_form(const char *pattern);
 /* The pattern without the parts at its end that may match nothing, its last part taken
  * as few times as it may be (pform.c), malloc'd; NULL when nothing can be cut. */
 char *ldxi_trim_end(const char *pattern);
+/* The pattern without the atoms in front of its longest fixed string that hold none of
+ * their own (pform.c), malloc'd; NULL when nothing can be cut. */
+char *ldxi_trim_start(const char *pattern);
 /* The expression without its anchors (^ $ \A \Z \z: see pform.c), malloc'd; NULL when
  * it has none. */
 char *ldxi_strip_anchors(const char *expr);

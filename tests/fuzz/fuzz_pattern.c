@@ -182,6 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t sn = pn < size ? size - pn - 1 : pn;
     check_rewrite(p, ldxi_prefilter_form, false, subject, sn);
     check_rewrite(p, ldxi_trim_end, true, subject, sn);
+    check_rewrite(p, ldxi_trim_start, true, subject, sn);
     check_rewrite(p, ldxi_widen_bounds, true, subject, sn);
     char *bare = ldxi_strip_anchors(p);
     check_superset(p, bare, subject, sn);

@@ -127,6 +127,31 @@ static void test_trimmed_ends(void **state)
     trim_is("(\\w+) \\1+", "=");
 }
 
+/* The pattern from its longest fixed string on, or "=" when nothing is cut. */
+static void start_is(const char *pattern, const char *want) { settled_is(ldxi_trim_start, pattern, want); }
+
+static void test_trimmed_starts(void **state)
+{
+    (void)state;
+    /* a py-spy frame: the indentation, the function name and the classes before the
+     * file name go (a literal "(" stays: text is never dropped) */
+    start_is(" {4}(?<fn>\\w+) \\((?<file>\\S*(?:distributed_c10d|c10d_logger)\\.py):\\d+\\)",
+             "\\((?<file>\\S*(?:distributed_c10d|c10d_logger)\\.py):\\d+\\)");
+    start_is("(?:#\\d+ +| {4})(?<fn>\\S*(?:ncclCommWaitStream|cudaStreamSynchronize))",
+             "(?<fn>\\S*(?:ncclCommWaitStream|cudaStreamSynchronize))");
+    start_is("(?<![\\w/.-])\\s*terminate called after", "terminate called after");
+    start_is("\\d+ +segfault at|\\s+Fatal Python error", "segfault at|Fatal Python error");
+    start_is("\\w+ CUDA out of memory", "CUDA out of memory");
+    /* text in front stays, however short; a short fixed string needs what is before it */
+    start_is("\\d+ x\\d+ CUDA out of memory", "x\\d+ CUDA out of memory");
+    start_is("step \\d+ .* watchdog timeout", "=");
+    start_is("^\\s*\\d+\\s+(?:nan|inf)\\s*$", "=");
+    /* nothing in front */
+    start_is("CUDA out of memory", "=");
+    /* a back reference may need what is cut */
+    start_is("(\\w+) \\1 ncclInternalError", "=");
+}
+
 /* The expression without anchors, or "=" when it has none. */
 static void bare_is(const char *expr, const char *want) { settled_is(ldxi_strip_anchors, expr, want); }
 
@@ -400,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_literals),
         cmocka_unit_test(test_prefilter_forms),
         cmocka_unit_test(test_trimmed_ends),
+        cmocka_unit_test(test_trimmed_starts),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_literal_sets),
         cmocka_unit_test(test_anchors),
