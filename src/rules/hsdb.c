@@ -25,7 +25,7 @@ static const char *const specials[LDXI_HS_NSPECIAL] = {
      * frame, which opens one where the header is missing (Ray's remote errors, a paste):
      * its end, '", line N' (failure.c reads the line; the file name in front, a bounded
      * class, was four fifths of this expression's time) */
-    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|\", line \\d|above exception",
+    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|\", line \\d|above exception|WON'T CONVERT ",
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)

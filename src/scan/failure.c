@@ -46,13 +46,17 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT, MODE_MESSAGE };
  * run's most common traceback. A web server beside the training (TensorBoard, a Gradio or
  * Flask UI, an OpenAI-style API) logs the exception of one request and serves the next:
  * werkzeug's serving.py "Error on request:" (TensorBoard, Flask), uvicorn's "Exception in
- * ASGI application" (FastAPI, Gradio, vLLM's and SGLang's servers). The prefilter's failure
- * special (rules/hsdb.c) names them too. */
+ * ASGI application" (FastAPI, Gradio, vLLM's and SGLang's servers). TorchDynamo, told to
+ * suppress its errors, logs the frame it gives up on and runs it eagerly
+ * (torch/_dynamo/exc.py format_error_msg: "WON'T CONVERT {name} {file} line {n} \ndue to:
+ * \n{traceback}", verbose: "... line {n}\n===== TorchDynamo Stack Trace =====\n{traceback}").
+ * The prefilter's failure special (rules/hsdb.c) names them too. */
 static const char *const quiet_announcements[] = {
     "Exception ignored in",
     "Triton is not available, some optimizations will not be enabled",
     "Error on request:",
     "Exception in ASGI application",
+    "WON'T CONVERT ",
 };
 /* CPython traceback.py, between the exceptions of a chain */
 #define CHAIN_CONTEXT "During handling of the above exception, another exception occurred"
@@ -220,13 +224,17 @@ static void close_block(ldxi_failure *f, uint32_t b)
     f->open[b] = f->open[--f->nopen];
 }
 
+static bool same_prefix(const ldxi_fail_block *o, const char *text, size_t n);
+
 static ldxi_fail_block *open_block(ldxi_failure *f, const char *text, size_t plen, int mode,
                                    uint64_t lineno)
 {
     chain_goes_on(f, lineno);
-    /* a new block on a prefix replaces the one open there */
+    /* a new block on a prefix replaces the one open there (the same with another
+     * timestamp: a frame a logger printed alone, TorchDynamo's "from user code:", does not
+     * stay open to take the next traceback's exception) */
     for (uint32_t b = 0; b < f->nopen; b++)
-        if (f->open[b].plen == plen && memcmp(f->open[b].prefix, text, plen) == 0) {
+        if (f->open[b].plen == plen && same_prefix(&f->open[b], text, plen)) {
             close_block(f, b);
             break;
         }

@@ -174,6 +174,26 @@ static void test_not_failures(void **state)
         assert_int_equal(fr->n, 0);
         ldx_file_report_destroy(fr);
 
+        /* TorchDynamo gives up on a frame and runs it eagerly (suppress_errors); the user
+         * frame it printed under an earlier timestamp ("from user code:") opens no block
+         * that takes the next warning's exception */
+        fr = analyze_text(rs, "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING] from user code:\n"
+                              "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING]    File \"/home/u/PaiNN.py\", "
+                              "line 126, in <listcomp>\n"
+                              "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING]     x = torch.ones((u, u))\n"
+                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] WON'T CONVERT "
+                              "<listcomp> /home/u/PaiNN.py line 126 \n"
+                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] due to: \n"
+                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] Traceback (most recent call last):\n"
+                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING]   File \"/usr/lib/python3.10/"
+                              "concurrent/futures/_base.py\", line 403, in __get_result\n"
+                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING]     raise self._exception\n"
+                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] torch._dynamo.exc."
+                              "BackendCompilerFailed: backend='inductor' raised:\n"
+                              "Epoch 1: 100%|##########| 50/50 [00:09<00:00,  5.1it/s, loss=0.41]\n");
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+
         char *log = malloc(64 * 1024);
         size_t n = (size_t)sprintf(log, "Traceback (most recent call last):\n"
                                         "  File \"/home/u/x.py\", line 3, in fetch\n"
