@@ -162,21 +162,29 @@ static bool give_up_in(ldxi_hsdb *h, uint32_t g, int mode)
 
 static bool give_up(ldxi_hsdb *h, uint32_t g) { return give_up_in(h, g, LDXI_HS_LINES); }
 
+/* The fixed strings a signal's pattern requires, as an expression for the lines mode
+ * says (widened for templates, collapsed templates), *ci whether they are caseless;
+ * NULL when it requires none. What the prefilter takes for a pattern it cannot take as a
+ * form: one Vectorscan refuses or reads otherwise than PCRE2, or one it cannot widen (a
+ * back reference). */
+static char *literals_for(const ldx_signal_info *si, int mode, bool *ci)
+{
+    char *lits = ldxi_literal_set(si->pattern, ci);
+    if (!lits || mode == LDXI_HS_LINES) return lits;
+    char *wide = mode == LDXI_HS_TEMPLATES ? ldxi_re_widen_digits(lits) : ldxi_re_collapse_digits(lits);
+    free(lits);
+    return wide;
+}
+
 /* Entry x, a form of its pattern that Vectorscan refuses or gets wrong, becomes the
- * fixed strings the pattern requires (widened for templates); false when it is strings
- * already or the pattern requires none. */
+ * fixed strings the pattern requires (literals_for); false when it is strings already
+ * or the pattern requires none. */
 static bool as_literals(const ldx_ruleset *rs, const ldxi_hsdb *h, const uint32_t *gs,
                         ldxi_hsentry *ent, size_t x, int mode)
 {
     if (ent[x].literal) return false;
-    const ldx_signal_info *si = signal_of(rs, h, gs[x]);
     bool ci = false;
-    char *lits = ldxi_literal_set(si->pattern, &ci);
-    if (lits && mode != LDXI_HS_LINES) {
-        char *wide = mode == LDXI_HS_TEMPLATES ? ldxi_re_widen_digits(lits) : ldxi_re_collapse_digits(lits);
-        free(lits);
-        lits = wide;
-    }
+    char *lits = literals_for(signal_of(rs, h, gs[x]), mode, &ci);
     if (!lits) return false;
     free(ent[x].expr);
     /* a collapsed literal may take nothing for its digits: a pattern */
@@ -292,11 +300,7 @@ static void collapsed_db(ldx_ruleset *rs, ldxi_hsdb *h, const uint32_t *gs, cons
             }
         }
         bool ci = ent[x].caseless;
-        if (!wide) { /* a pattern it cannot widen (a back reference): its strings */
-            char *lits = ldxi_literal_set(si->pattern, &ci);
-            wide = lits ? ldxi_re_collapse_digits(lits) : NULL;
-            free(lits);
-        }
+        if (!wide) wide = literals_for(si, LDXI_HS_COLLAPSED, &ci);
         if (!wide) {
             ok = give_up_in(h, gs[x], LDXI_HS_COLLAPSED);
             continue;
@@ -343,10 +347,8 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
         if (h->blind[gs[x]]) continue;
         char *wide = ldxi_re_widen_digits(ent[x].expr ? ent[x].expr : si->pattern);
         bool literal = ent[x].literal, ci = ent[x].caseless;
-        if (!wide && !literal) { /* a form it cannot widen (a back reference): its strings */
-            char *lits = ldxi_literal_set(si->pattern, &ci);
-            wide = lits ? ldxi_re_widen_digits(lits) : NULL;
-            free(lits);
+        if (!wide && !literal) {
+            wide = literals_for(si, LDXI_HS_TEMPLATES, &ci);
             literal = true;
         }
         if (!wide) {
