@@ -97,6 +97,8 @@ typedef struct {
     const char *const *columns;
     size_t ncolumns;
     size_t key;                /* the column rows are looked up by */
+    const size_t *also;        /* columns a code is looked up by when no key matches */
+    size_t nalso;
     const char *const *cells;
     size_t nrows;
     bool numeric;              /* every key is an integer */
@@ -104,7 +106,9 @@ typedef struct {
     ldx_strv references;
 } ldx_table_info;
 
-/* The row whose key is key (integer keys compare as numbers: "079" is 79), or -1. */
+/* The row whose key is key (integer keys compare as numbers: "079" is 79), else the first
+ * row whose cell in one of the table's `also_by` columns reads as key (a CUDA error's
+ * message for its name: case and a final full stop aside), or -1. */
 long ldx_table_row(const ldx_table_info *t, const char *key);
 /* The cell of a row in the named column; NULL when the table has no such column. */
 const char *ldx_table_cell(const ldx_table_info *t, long row, const char *column);

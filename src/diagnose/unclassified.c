@@ -275,8 +275,31 @@ static char *headline_of(const candidate *c)
     return ldxi_asprintf("%.160s", t);
 }
 
+/* A block's line that names a code (a context signal with a table lookup: "CUDA error:
+ * unknown error") gets that code's row, so the failure carries the table's action. */
+static void annotate(ldx_scanner *s, const ldxi_rule *r, ldx_evidence *e)
+{
+    size_t len = strlen(e->text);
+    for (size_t k = 0; k < r->info.nsignals; k++) {
+        const ldxi_sigc *sc = &r->sigs[k];
+        if (!sc->table || r->info.signals[k].role != LDX_SIGNAL_CONTEXT ||
+            !ldxi_scan_matches_text(s, r->index, k, e->text, len))
+            continue;
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(s->md);
+        uint32_t g = (uint32_t)sc->capgroups[sc->lookup_cap];
+        if (g >= pcre2_get_ovector_count(s->md) || ov[2 * g] == PCRE2_UNSET) continue;
+        char *v = ldxi_asprintf("%.*s", (int)(ov[2 * g + 1] - ov[2 * g]), e->text + ov[2 * g]);
+        if (!v) return;
+        size_t before = e->ncaps;
+        capture(e, sc->capnames[sc->lookup_cap], v);
+        free(v);
+        if (e->ncaps > before) ldxi_evidence_code(e, sc, sc->lookup_cap);
+        return;
+    }
+}
+
 /* The chosen failure becomes u's evidence, line and rank. */
-static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
+static bool describe(ldx_scanner *s, ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
 {
     for (size_t i = 0; i < u->nevidence; i++) ldxi_evidence_free(&u->evidence[i]);
     u->nevidence = 0;
@@ -290,7 +313,9 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
                                             "traceback_cut"};
         ok = add(u, &cap, ev->what.line, ev->what.text, names[ev->kind]);
         if (ok) capture(&u->evidence[0], "type", ev->type);
+        if (ok) annotate(s, r, &u->evidence[0]);
         if (ok && ev->detail.line) ok = add(u, &cap, ev->detail.line, ev->detail.text, "what");
+        if (ok && ev->detail.line) annotate(s, r, &u->evidence[u->nevidence - 1]);
         if (ok && ev->frame.line) {
             /* a traceback pasted on one line (failure.c) has its frame on the exception's
              * line: the frame's captures go on that evidence */
@@ -316,6 +341,7 @@ static bool describe(ldx_diagnosis *u, const ldxi_rule *r, const candidate *c)
             capture(e, sc->capnames[k], c->hit->caps[k]);
             if (e->ncaps > before) ldxi_evidence_code(e, sc, k); /* an exit status's row */
         }
+        if (ok && !e->table) annotate(s, r, e);
         u->confidence = exit_report(r, c->sig) ? 0.4 : 0.5;
     }
     if (!ok) return false;
@@ -409,7 +435,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
         }
         pick = &c[i];
     }
-    bool keep = pick && describe(u, r, pick);
+    bool keep = pick && describe(s, u, r, pick);
     free(c);
     return keep;
 }

@@ -165,9 +165,16 @@ static ldx_status read_evidence(reader *r, const ldx_rule_info *ri, const cJSON 
             ldx_capture *cp = &e->caps[e->ncaps];
             if (!(cp->name = keep(r, c->string)) || !(cp->value = strdup(c->valuestring)))
                 return LDX_ENOMEM;
-            /* the code this signal looks up in its table, as the diagnosis found it */
-            if (si && si->lookup_table && si->lookup_capture && !strcmp(si->lookup_capture, c->string)) {
-                e->table = ldx_ruleset_find_table(r->rs, si->lookup_table);
+            /* the code this signal looks up in its table, as the diagnosis found it; a line
+             * the failure reader kept has its code from the rule's context signal */
+            const ldx_signal_info *ls = si;
+            if (!si || !si->lookup_table)
+                for (size_t k = 0; k < ri->nsignals && ls == si; k++)
+                    if (ri->signals[k].role == LDX_SIGNAL_CONTEXT && ri->signals[k].lookup_table &&
+                        !strcmp(ri->signals[k].lookup_capture, c->string))
+                        ls = &ri->signals[k];
+            if (ls && ls->lookup_table && ls->lookup_capture && !strcmp(ls->lookup_capture, c->string)) {
+                e->table = ldx_ruleset_find_table(r->rs, ls->lookup_table);
                 if (e->table) {
                     e->code_cap = (int)e->ncaps;
                     e->row = ldx_table_row(e->table, cp->value);

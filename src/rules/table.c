@@ -3,6 +3,7 @@
  *   table: xid
  *   title: NVIDIA Xid errors
  *   key: code
+ *   also_by: [name]      (optional: columns a code is also found by, after the key)
  *   columns: {code: the Xid number, meaning: ..., action: ..., class: ...}
  *   references: [https://...]
  *   rows:
@@ -17,11 +18,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "../core/util.h"
 
-static const char *const table_keys[] = {"table", "title", "key", "columns", "references",
-                                         "rows", NULL};
+static const char *const table_keys[] = {"table", "title", "key", "also_by", "columns",
+                                         "references", "rows", NULL};
 
 typedef struct {
     const char *path;
@@ -122,6 +124,14 @@ static bool same_key(const ldx_table_info *t, const key_form *a, const key_form 
     return a->status && b->status && a->status32 == b->status32;
 }
 
+/* The length of s as an also_by cell compares it: without trailing spaces and full stop. */
+static size_t text_len(const char *s)
+{
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '.')) n--;
+    return n;
+}
+
 long ldx_table_row(const ldx_table_info *t, const char *key)
 {
     if (!t || !key) return -1;
@@ -131,6 +141,12 @@ long ldx_table_row(const ldx_table_info *t, const char *key)
         key_form k = form_of(t->cells[r * t->ncolumns + t->key]);
         if (same_key(t, &k, &q)) return (long)r;
     }
+    size_t n = text_len(key);
+    for (size_t a = 0; a < t->nalso && n; a++)
+        for (size_t r = 0; r < t->nrows; r++) {
+            const char *cell = t->cells[r * t->ncolumns + t->also[a]];
+            if (text_len(cell) == n && !strncasecmp(cell, key, n)) return (long)r;
+        }
     return -1;
 }
 
@@ -204,6 +220,23 @@ ldx_table_info *ldxi_table_load(const ldxi_ynode *root, const char *path, bool b
         return NULL;
     }
     t->key = (size_t)key;
+    const ldxi_ynode *also = ldxi_ymap_get(root, "also_by");
+    if (also && (also->kind != LDXI_YSEQ || also->n == 0)) {
+        err(&c, also, "'also_by' is a list of columns a code is also looked up by ([message])");
+    } else if (also) {
+        size_t *v = ldxi_arena_alloc(arena, also->n * sizeof *v);
+        if (!v) return NULL;
+        for (size_t i = 0; i < also->n; i++) {
+            const ldxi_ynode *a = also->items[i];
+            long col = a->kind == LDXI_YSCALAR ? column_of(t, a->str) : -1;
+            if (col < 0 || (size_t)col == t->key)
+                err(&c, a, "also_by: '%s' is not a column other than the key",
+                    a->kind == LDXI_YSCALAR ? a->str : "?");
+            else
+                v[t->nalso++] = (size_t)col;
+        }
+        t->also = v;
+    }
     long klass = column_of(t, "class");
     const ldxi_ynode *rows = ldxi_ymap_get(root, "rows");
     if (!rows || rows->kind != LDXI_YSEQ || rows->n == 0) {

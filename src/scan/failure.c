@@ -256,6 +256,11 @@ static ldxi_fail_block *open_header(ldxi_failure *f, const char *text, const cha
                                     int mode, uint64_t lineno)
 {
     size_t plen = (size_t)(p - text);
+    /* std::terminate writes its report wherever stderr's line stands: after a progress bar
+     * that never ended its line ("Elapsed: 0:21:08terminate called ..."), its "  what():"
+     * starts the next line bare. A tag ends in ':', ']', ')', '>' or a space; text that
+     * runs straight into the keyword is no prefix */
+    if (mode == MODE_WHAT && plen && isalnum((unsigned char)p[-1])) plen = 0;
     chain_goes_on(f, lineno); /* a header the reader cannot keep still goes on */
     if (plen >= sizeof f->open[0].prefix) return NULL;
     ldxi_fail_block *o = open_block(f, text, plen, mode, lineno);

@@ -308,6 +308,19 @@ static void test_native(void **state)
         assert_int_equal(d->evidence[1].line, 2);
         ldx_file_report_destroy(fr);
 
+        /* written after a progress bar that never ended its line: what() starts the next
+         * line bare, and still belongs to it */
+        fr = analyze_text(rs,
+            "Training  19% step: 5700 loss: 0.028 :: Elapsed: 0:21:08terminate called after throwing an instance of 'c10::Error'\n"
+            "  what():  CUDA error: unknown error\n");
+        d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(d->line, 1);
+        assert_string_equal(cap(d, "terminate", "type"), "c10::Error");
+        assert_int_equal(d->nevidence, 2);
+        assert_int_equal(d->evidence[1].line, 2);
+        ldx_file_report_destroy(fr);
+
         fr = analyze_text(rs,
             "Fatal Python error: Segmentation fault\n"
             "\n"

@@ -326,6 +326,38 @@ static void test_tables(void **state)
     assert_int_equal(ldx_table_row(t, "9"), -1);
     assert_int_equal(ldx_table_row(t, "SIGKILL"), 1);
     release(&c);
+    /* also_by: a code not among the keys is found by another column, case and a final
+     * full stop aside; the first row that holds it wins; an empty cell never matches */
+    c = compile("cuda.yaml",
+                "table: cuda\n"
+                "title: t\n"
+                "key: code\n"
+                "also_by: [message]\n"
+                "columns: {code: c, message: m}\n"
+                "rows:\n"
+                "  - {code: cudaErrorUnknown, message: unknown error}\n"
+                "  - {code: CUDA_ERROR_UNKNOWN, message: unknown error}\n"
+                "  - {code: cudaErrorFoo, message: ''}\n");
+    assert_int_equal(c.st, LDX_OK);
+    t = ldx_ruleset_find_table(c.rs, "cuda");
+    assert_non_null(t);
+    assert_int_equal(ldx_table_row(t, "CUDA_ERROR_UNKNOWN"), 1);
+    assert_int_equal(ldx_table_row(t, "unknown error"), 0);
+    assert_int_equal(ldx_table_row(t, "Unknown error. "), 0);
+    assert_int_equal(ldx_table_row(t, "unknown"), -1);
+    assert_int_equal(ldx_table_row(t, ""), -1);
+    release(&c);
+    c = compile("also.yaml",
+                "table: also\n"
+                "title: t\n"
+                "key: code\n"
+                "also_by: [code, colour]\n"
+                "columns: {code: c}\n"
+                "rows:\n"
+                "  - {code: a}\n");
+    assert_true(has(&c, 4, 11, "also_by: 'code' is not a column other than the key"));
+    assert_true(has(&c, 4, 17, "also_by: 'colour' is not a column other than the key"));
+    release(&c);
     c = compile("dup.yaml",
                 "table: dup\n"
                 "title: t\n"
