@@ -501,6 +501,17 @@ static bool explains(const ldx_diagnosis *c, const ldx_diagnosis *d, const ldxi_
     return true;
 }
 
+/* The first of r's caused_by entries naming other's rule (by class or id) in an order the
+ * log allows for c explaining d: a rule may name one cause twice ("earlier, anywhere" and
+ * "any order, within 10 lines"), and either counts. NULL when none does. */
+static const ldxi_cause *cause_allowed(const ldxi_rule *r, const ldxi_rule *other, const ldx_diagnosis *c,
+                                       const ldx_diagnosis *d, const ldx_launcher_info *launcher)
+{
+    for (const ldxi_cause *cs = ldxi_rule_cause(r, other, NULL); cs; cs = ldxi_rule_cause(r, other, cs))
+        if (explains(c, d, cs, launcher)) return cs;
+    return NULL;
+}
+
 /* Marks collateral diagnoses: those whose rule names (by class or id) another fired
  * rule in caused_by, when the order of the two allows it. When two rules name each
  * other, the more severe one is the cause (the earlier one between equals). */
@@ -511,8 +522,8 @@ static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
         const ldx_diagnosis *best = NULL;
         for (size_t j = 0; j < n; j++) {
             if (i == j) continue;
-            const ldxi_cause *cs = ldxi_rule_cause(rules[i], rules[j]);
-            if (!cs || !explains(&d[j], &d[i], cs, launcher)) continue;
+            const ldxi_cause *cs = cause_allowed(rules[i], rules[j], &d[j], &d[i], launcher);
+            if (!cs) continue;
             /* a failure no rule names explains only what comes after it: it is the
              * reader's guess, which a finding before it does not follow from; unless the
              * rule says any order (how a log ends follows from a failure at its end) */
@@ -522,8 +533,7 @@ static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
             /* two rules that name each other, each in an order the log allows: the more
              * severe one is the cause, and between equals the earlier one (a name the log's
              * order rules out, "earlier" when it came later, leaves the other way alone) */
-            const ldxi_cause *back = ldxi_rule_cause(rules[j], rules[i]);
-            if (back && explains(&d[i], &d[j], back, launcher)) {
+            if (cause_allowed(rules[j], rules[i], &d[i], &d[j], launcher)) {
                 ldx_severity si = rules[i]->info.severity, sj = rules[j]->info.severity;
                 if (sj < si || (sj == si && d[j].line >= d[i].line)) continue;
             }

@@ -463,9 +463,9 @@ const char *ldx_ruleset_closest(const ldx_ruleset *rs, const char *id)
     return best;
 }
 
-const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other)
+const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other, const ldxi_cause *prev)
 {
-    for (size_t k = 0; k < r->info.caused_by.n; k++) {
+    for (size_t k = prev ? (size_t)(prev - r->causes) + 1 : 0; k < r->info.caused_by.n; k++) {
         const char *cb = r->causes[k].name;
         if (strcmp(cb, other->info.klass) == 0 || strcmp(cb, other->info.id) == 0)
             return &r->causes[k];

@@ -186,7 +186,8 @@ typedef struct {
 void ldxi_example_lines_start(ldxi_example_lines *it, const ldx_rule_info *r);
 bool ldxi_example_line(ldxi_example_lines *it, const char **text, size_t *len, unsigned *line);
 
-/* The caused_by entry of r that names other (by class or id), or NULL. */
-const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other);
+/* The caused_by entry of r after prev (NULL: the first) that names other (by class or
+ * id), or NULL. */
+const ldxi_cause *ldxi_rule_cause(const ldxi_rule *r, const ldxi_rule *other, const ldxi_cause *prev);
 
 #endif

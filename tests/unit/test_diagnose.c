@@ -230,6 +230,26 @@ static void test_causal_order(void **state)
     assert_int_equal(fr->diagnoses[1].role, LDX_ROLE_COLLATERAL);
     ldx_file_report_destroy(fr);
     ldx_ruleset_destroy(rs);
+
+    /* one cause named twice: the default order, and any order within 3 lines (a cause the
+     * error quotes just below itself); either entry the log allows counts */
+    char *r[2];
+    r[0] = rule("t-ib", "nccl_ib_error", "high", "  ibv: {pattern: 'Call to ibv_\\w+ failed', weight: 3}\n", "");
+    r[1] = rule("t-sys", "nccl_remote_error", "high", "  sys: {pattern: 'unhandled system error', weight: 3}\n",
+                "caused_by: [nccl_ib_error, {cause: nccl_ib_error, order: any, within: 3 lines}]\n");
+    rs = compile(r, 2);
+    fr = analyze_text(rs, "NCCL error: unhandled system error\nLast error:\nCall to ibv_reg_mr failed\n");
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-ib");
+    assert_int_equal(fr->diagnoses[1].role, LDX_ROLE_COLLATERAL);
+    ldx_file_report_destroy(fr);
+    fr = analyze_text(rs, "NCCL error: unhandled system error\n1\n2\n3\n4\nCall to ibv_reg_mr failed\n");
+    for (size_t i = 0; i < fr->n; i++) assert_int_not_equal(fr->diagnoses[i].role, LDX_ROLE_COLLATERAL);
+    ldx_file_report_destroy(fr);
+    fr = analyze_text(rs, "Call to ibv_reg_mr failed\n1\n2\n3\n4\nNCCL error: unhandled system error\n");
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-ib");
+    assert_int_equal(fr->diagnoses[1].role, LDX_ROLE_COLLATERAL);
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
 }
 
 /* A concept rule gives way to a specific rule of its class anywhere in the log, and to
