@@ -118,6 +118,22 @@ static const ldx_signal_info *signal_named(const ldx_rule_info *ri, const char *
     return NULL;
 }
 
+/* The signal whose table lookup gave an evidence line's capture cap: the line's own signal,
+ * or, for a line the failure reader kept (its "signal" names what it read), the rule's
+ * context signal that looks that capture up. NULL when none does. */
+static const ldx_signal_info *lookup_of(const ldx_rule_info *ri, const ldx_signal_info *si,
+                                        const char *cap)
+{
+    if (si && si->lookup_table) return si->lookup_capture && !strcmp(si->lookup_capture, cap) ? si : NULL;
+    for (size_t k = 0; k < ri->nsignals; k++) {
+        const ldx_signal_info *o = &ri->signals[k];
+        if (o->role == LDX_SIGNAL_CONTEXT && o->lookup_table && o->lookup_capture &&
+            !strcmp(o->lookup_capture, cap))
+            return o;
+    }
+    return NULL;
+}
+
 static ldx_status read_strings(reader *r, const cJSON *a, char ***out, size_t *n)
 {
     *out = NULL;
@@ -165,15 +181,9 @@ static ldx_status read_evidence(reader *r, const ldx_rule_info *ri, const cJSON 
             ldx_capture *cp = &e->caps[e->ncaps];
             if (!(cp->name = keep(r, c->string)) || !(cp->value = strdup(c->valuestring)))
                 return LDX_ENOMEM;
-            /* the code this signal looks up in its table, as the diagnosis found it; a line
-             * the failure reader kept has its code from the rule's context signal */
-            const ldx_signal_info *ls = si;
-            if (!si || !si->lookup_table)
-                for (size_t k = 0; k < ri->nsignals && ls == si; k++)
-                    if (ri->signals[k].role == LDX_SIGNAL_CONTEXT && ri->signals[k].lookup_table &&
-                        !strcmp(ri->signals[k].lookup_capture, c->string))
-                        ls = &ri->signals[k];
-            if (ls && ls->lookup_table && ls->lookup_capture && !strcmp(ls->lookup_capture, c->string)) {
+            /* the code this capture was looked up as, as the diagnosis found it */
+            const ldx_signal_info *ls = lookup_of(ri, si, c->string);
+            if (ls) {
                 e->table = ldx_ruleset_find_table(r->rs, ls->lookup_table);
                 if (e->table) {
                     e->code_cap = (int)e->ncaps;
