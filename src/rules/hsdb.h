@@ -65,7 +65,10 @@ typedef struct {
 enum { LDXI_HS_LINES = 0, LDXI_HS_TEMPLATES, LDXI_HS_COLLAPSED };
 
 #define LDXI_HS_MAX_PARTS 32
-#define LDXI_HS_PART_SIGNALS 1500
+/* The built-in rules are embedded as one part (ldx-hsdb serializes a single part), so this
+ * must stay above their number of distinct patterns (1600 in December 2026); a user's
+ * large set is compiled in parts of this size. */
+#define LDXI_HS_PART_SIGNALS 4000
 
 typedef struct ldxi_hsdb {
     /* the built-in database, then the rest in parts of at most LDXI_HS_PART_SIGNALS

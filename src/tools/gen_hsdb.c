@@ -34,6 +34,16 @@ int main(int argc, char **argv)
     /* no database (PCRE2-only build, or rules that do not compile): an empty array,
      * and the library compiles at run time */
     if (rs && !ldxi_hsdb_serialize(rs, &bytes, &n)) n = 0;
+#ifdef LDX_HAVE_HS
+    /* a database in more than one part cannot be embedded: every first run would compile
+     * the whole built-in set (seconds), so the build stops here instead */
+    if (rs && rs->hs && rs->hs->nparts > 1) {
+        fprintf(stderr, "ldx-hsdb: the built-in rules compile into %d database parts; raise "
+                        "LDXI_HS_PART_SIGNALS (src/rules/hsdb.h) above their %u signals\n",
+                rs->hs->nparts, (unsigned)rs->hs->nsig);
+        return 1;
+    }
+#endif
     FILE *out = fopen(argv[1], "w");
     if (!out) {
         perror(argv[1]);
