@@ -65,9 +65,9 @@ typedef struct {
 enum { LDXI_HS_LINES = 0, LDXI_HS_TEMPLATES, LDXI_HS_COLLAPSED };
 
 #define LDXI_HS_MAX_PARTS 32
-/* The built-in rules are embedded as one part (ldx-hsdb serializes a single part), so this
- * must stay above their number of distinct patterns (1600 in December 2026); a user's
- * large set is compiled in parts of this size. */
+/* The built-in rules are embedded as one part (ldx-hsdb serializes a single part and stops
+ * the build when they need more), so this must stay above their number of distinct
+ * patterns; a user's large set is compiled in parts of this size. */
 #define LDXI_HS_PART_SIGNALS 4000
 
 typedef struct ldxi_hsdb {

@@ -38,9 +38,9 @@ int main(int argc, char **argv)
     /* a database in more than one part cannot be embedded: every first run would compile
      * the whole built-in set (seconds), so the build stops here instead */
     if (rs && rs->hs && rs->hs->nparts > 1) {
-        fprintf(stderr, "ldx-hsdb: the built-in rules compile into %d database parts; raise "
-                        "LDXI_HS_PART_SIGNALS (src/rules/hsdb.h) above their %u signals\n",
-                rs->hs->nparts, (unsigned)rs->hs->nsig);
+        fprintf(stderr, "ldx-hsdb: the built-in rules (%u signals) compile into %d database "
+                        "parts; raise LDXI_HS_PART_SIGNALS (src/rules/hsdb.h)\n",
+                (unsigned)rs->hs->nsig, rs->hs->nparts);
         return 1;
     }
 #endif
