@@ -24,8 +24,9 @@ static const char *const specials[LDXI_HS_NSPECIAL] = {
     /* the first lines of the blocks a dying process prints (failure.c), and a traceback's
      * frame, which opens one where the header is missing (Ray's remote errors, a paste):
      * its end, '", line N' (failure.c reads the line; the file name in front, a bounded
-     * class, was four fifths of this expression's time) */
-    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|\", line \\d|above exception|WON'T CONVERT ",
+     * class, was four fifths of this expression's time); and a web server's access line
+     * answering with 4xx, which makes the exception before it a request's (failure.c) */
+    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|\", line \\d|above exception|WON'T CONVERT |HTTP/[\\d.]+\" 4\\d\\d\\b",
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)

@@ -63,6 +63,12 @@ static const char *const quiet_announcements[] = {
 #define CHAIN_CAUSE "The above exception was the direct cause of the following exception"
 #define TERMINATE "terminate called after throwing an instance of"
 #define FATAL "Fatal Python error: "
+/* A web server's access line answering a request with a client error (4xx) this many lines
+ * after an exception: the exception was that request's, logged and answered (vLLM's
+ * OpenAI server logs "Error in preprocessing prompt inputs" with the ValueError's
+ * traceback, then uvicorn's '"POST /v1/chat/completions HTTP/1.1" 400 Bad Request'). A 5xx
+ * is not read so: a server whose engine died answers every request with 500. */
+#define ANSWER_SPAN 8
 /* a block still open this many lines after its last frame ends without an event (a
  * traceback cut off, or one whose exception line never came) */
 #define BLOCK_SPAN 60
@@ -92,6 +98,23 @@ void ldxi_failure_reset(ldxi_failure *f)
     f->last_fed = 0;
 }
 
+/* Whether the line is an access line that answers a request with 4xx: uvicorn's
+ * '"POST /v1/completions HTTP/1.1" 400 Bad Request', werkzeug's '"GET / HTTP/1.1" 404 -',
+ * aiohttp's and Go's the same way (the request line in quotes, then the status). */
+static bool answers_4xx(const char *text, size_t n)
+{
+    const char *end = text + n, *p = text;
+    while ((p = find(p, (size_t)(end - p), "HTTP/"))) {
+        p += 5;
+        const char *q = p;
+        while (q < end && (isdigit((unsigned char)*q) || *q == '.')) q++;
+        if (q > p && end - q >= 6 && q[0] == '"' && q[1] == ' ' && q[2] == '4' &&
+            isdigit((unsigned char)q[3]) && isdigit((unsigned char)q[4]) && !isdigit((unsigned char)q[5]))
+            return true;
+    }
+    return false;
+}
+
 bool ldxi_failure_wants(const char *text, size_t len)
 {
     size_t n = len < 4096 ? len : 4096;
@@ -99,7 +122,7 @@ bool ldxi_failure_wants(const char *text, size_t len)
     return find(text, n, "Traceback (most") || announces_quiet(text, n) ||
            find(text, n, "above exception") ||
            find(text, n, "terminate called") || find(text, n, "Fatal Python error") ||
-           ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
+           answers_4xx(text, n) || ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
 }
 
 static void keep_line(ldxi_fail_line *l, const char *text, size_t len, uint64_t lineno)
@@ -508,6 +531,12 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     }
     if (announces_quiet(text, n)) {
         f->ignored_line = lineno;
+        return;
+    }
+    if (answers_4xx(text, n)) {
+        ldxi_fail_event *ev = f->has_last ? &f->last : f->nev ? &f->ev[f->nev - 1] : NULL;
+        if (ev && ev->kind == LDXI_FAIL_EXCEPTION && lineno - ev->what.line <= ANSWER_SPAN)
+            ev->ignored = true;
         return;
     }
     if (find(text, n, CHAIN_CONTEXT) || find(text, n, CHAIN_CAUSE)) {

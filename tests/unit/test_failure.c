@@ -174,6 +174,25 @@ static void test_not_failures(void **state)
         assert_int_equal(fr->n, 0);
         ldx_file_report_destroy(fr);
 
+        /* vLLM's server logs a request's exception and answers it with 400; answered with
+         * 500, or not answered, it stays a failure (an engine that died answers 500) */
+        static const char vllm_req[] =
+            "ERROR 04-21 18:26:31 [serving_chat.py:200] Error in preprocessing prompt inputs\n"
+            "ERROR 04-21 18:26:31 [serving_chat.py:200] Traceback (most recent call last):\n"
+            "ERROR 04-21 18:26:31 [serving_chat.py:200]   File \"/opt/venv/lib/python3.10/site-packages/vllm/"
+            "entrypoints/openai/serving_chat.py\", line 183, in create_chat_completion\n"
+            "ERROR 04-21 18:26:31 [serving_chat.py:200] ValueError: At most 1 image(s) may be provided in one prompt.\n"
+            "INFO:     10.1.2.3:50512 - \"POST /v1/chat/completions HTTP/1.1\" %s\n";
+        char req[1024];
+        snprintf(req, sizeof req, vllm_req, "400 Bad Request");
+        fr = analyze_text(rs, req);
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+        snprintf(req, sizeof req, vllm_req, "500 Internal Server Error");
+        fr = analyze_text(rs, req);
+        assert_int_equal(fr->n, 1);
+        ldx_file_report_destroy(fr);
+
         /* TorchDynamo gives up on a frame and runs it eagerly (suppress_errors); the user
          * frame it printed under an earlier timestamp ("from user code:") opens no block
          * that takes the next warning's exception */
