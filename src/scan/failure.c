@@ -415,6 +415,13 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
     }
 }
 
+/* Whether a traceback starting at lineno is one CPython announced as dropped ("Exception
+ * ignored in", a line or two above). */
+static bool announced_ignored(const ldxi_failure *f, uint64_t lineno)
+{
+    return f->ignored_line && lineno - f->ignored_line <= 2;
+}
+
 /* A frame on no open block's prefix: a traceback whose header the log does not have (Ray
  * prints a remote task's frames after its own line, a paste starts mid-traceback). Its
  * prefix is what stands before the frame's indentation, and one space of it. */
@@ -433,15 +440,32 @@ static void open_headless(ldxi_failure *f, const char *text, const char *p, size
     keep_line(&o->ev.what, text, len, lineno);
     o->frames = 1;
     o->headless = true;
+    /* the frames of a traceback whose header a logger prefixed (logger.info(traceback.format_exc()) prefixes
+     * the first line only), or announced as ignored */
+    o->ev.ignored = announced_ignored(f, lineno);
     if (!lib) take_frame(&o->ev, &fr, text, len, lineno);
 }
 
-/* Whether a traceback starting at lineno is one CPython announced as dropped ("Exception
- * ignored in", a line or two above). */
-static bool announced_ignored(const ldxi_failure *f, uint64_t lineno)
+/* Whether the logging prefix before a traceback's header (text up to tb) gives it a level below ERROR: a
+ * program that logs a caught exception's traceback at INFO or WARNING goes on (ms-swift's dataset
+ * preprocessor: logger.info(traceback.format_exc()) as "[INFO:swift] Traceback ...", then "There are errors in
+ * the dataset, the data will be deleted"); an uncaught exception prints its traceback with no level, and
+ * logger.exception() logs at ERROR. */
+static bool logged_below_error(const char *text, const char *tb)
 {
-    return f->ignored_line && lineno - f->ignored_line <= 2;
+    static const char *const levels[] = {"INFO", "WARNING", "WARN", "DEBUG", "NOTICE"};
+    for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
+        size_t k = strlen(levels[i]);
+        for (const char *q = text; q + k <= tb; q++) {
+            if (memcmp(q, levels[i], k) != 0) continue;
+            bool left = q == text || !isalpha((unsigned char)q[-1]);
+            bool right = q + k == tb || !isalpha((unsigned char)q[k]);
+            if (left && right) return true;
+        }
+    }
+    return false;
 }
+
 
 /* A traceback pasted with its line ends lost (a chat, a web form, a log shipper that joins a
  * record's lines): header, frames and exception on one line, "Traceback (most recent call
@@ -525,8 +549,10 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     ldxi_fail_block *o;
     if ((p = find(text, n, TB))) {
         if (flat_traceback(f, text, p, len, n, lineno)) return;
+        bool quiet = logged_below_error(text, p);
+        if (quiet) f->ignored_line = lineno; /* its frames, unprefixed, open a headless block */
         if ((o = open_header(f, text, p, len, MODE_TRACEBACK, lineno)))
-            o->ev.ignored = announced_ignored(f, lineno);
+            o->ev.ignored = quiet || announced_ignored(f, lineno);
         return;
     }
     if (announces_quiet(text, n)) {

@@ -193,6 +193,18 @@ static void test_not_failures(void **state)
         assert_int_equal(fr->n, 1);
         ldx_file_report_destroy(fr);
 
+        /* a caught exception's traceback logged at INFO (logger.info(traceback.format_exc()) prefixes the
+         * first line only): ms-swift drops the bad row and goes on */
+        fr = analyze_text(rs, "[INFO:swift] Traceback (most recent call last):\n"
+                              "  File \"/usr/lib/python3.10/site-packages/swift/llm/dataset/preprocessor/core.py\", "
+                              "line 190, in batched_preprocess\n"
+                              "    row = self.preprocess(row)\n"
+                              "KeyError: 'response'\n"
+                              "\n"
+                              "[WARNING:swift] There are errors in the dataset, the data will be deleted\n");
+        assert_int_equal(fr->n, 0);
+        ldx_file_report_destroy(fr);
+
         /* TorchDynamo gives up on a frame and runs it eagerly (suppress_errors); the user
          * frame it printed under an earlier timestamp ("from user code:") opens no block
          * that takes the next warning's exception */
