@@ -415,6 +415,12 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
     }
 }
 
+/* The latest event recorded: the one after the first LDXI_FAIL_EVENTS, else the last of those. */
+static ldxi_fail_event *latest_event(ldxi_failure *f)
+{
+    return f->has_last ? &f->last : f->nev ? &f->ev[f->nev - 1] : NULL;
+}
+
 /* Whether a traceback starting at lineno is one CPython announced as dropped ("Exception
  * ignored in", a line or two above). */
 static bool announced_ignored(const ldxi_failure *f, uint64_t lineno)
@@ -465,7 +471,6 @@ static bool logged_below_error(const char *text, const char *tb)
     }
     return false;
 }
-
 
 /* A traceback pasted with its line ends lost (a chat, a web form, a log shipper that joins a
  * record's lines): header, frames and exception on one line, "Traceback (most recent call
@@ -560,7 +565,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         return;
     }
     if (answers_4xx(text, n)) {
-        ldxi_fail_event *ev = f->has_last ? &f->last : f->nev ? &f->ev[f->nev - 1] : NULL;
+        ldxi_fail_event *ev = latest_event(f);
         if (ev && ev->kind == LDXI_FAIL_EXCEPTION && lineno - ev->what.line <= ANSWER_SPAN)
             ev->ignored = true;
         return;
@@ -568,7 +573,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     if (find(text, n, CHAIN_CONTEXT) || find(text, n, CHAIN_CAUSE)) {
         /* the exception just before is the chain's context, not its end, once the log
          * goes on into the next one (chain_goes_on): a paste cut here ends in it */
-        const ldxi_fail_event *ev = f->has_last ? &f->last : f->nev ? &f->ev[f->nev - 1] : NULL;
+        const ldxi_fail_event *ev = latest_event(f);
         if (ev && lineno - ev->what.line <= 3) {
             f->chain_line = lineno;
             f->chain_cause = ev->what.line;

@@ -57,6 +57,14 @@ static const char *cap(const ldx_diagnosis *d, const char *signal, const char *n
 }
 
 /* The exception line, its type, and the innermost frame outside libraries. */
+/* Analyzes log and checks it gets n diagnoses. */
+static void expect_findings(const ldx_ruleset *rs, const char *log, size_t n)
+{
+    ldx_file_report *fr = analyze_text(rs, log);
+    assert_int_equal(fr->n, n);
+    ldx_file_report_destroy(fr);
+}
+
 static void test_exception_and_frame(void **state)
 {
     (void)state;
@@ -146,33 +154,27 @@ static void test_not_failures(void **state)
     (void)state;
     for (size_t e = 0; e < 2; e++) {
         ldx_ruleset *rs = ruleset(engines[e]);
-        ldx_file_report *fr = analyze_text(rs,
+        expect_findings(rs,
             "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>\n"
             "Traceback (most recent call last):\n"
             "  File \"/home/u/x.py\", line 1479, in __del__\n"
             "    self._shutdown_workers()\n"
-            "AttributeError: 'NoneType' object has no attribute 'python_exit_status'\n");
-        assert_int_equal(fr->n, 0);
-        ldx_file_report_destroy(fr);
+            "AttributeError: 'NoneType' object has no attribute 'python_exit_status'\n", 0);
 
         /* a server beside the run logs one request's exception and goes on, even where the
          * log ends inside that traceback */
-        fr = analyze_text(rs,
+        expect_findings(rs,
             "Epoch 35/1000:   3%|#         | 5371/156008 [06:36<42:09:44,  1.01s/it]"
             "E0517 18:13:01.365890 20956 _internal.py:97] Error on request:\n"
             "Traceback (most recent call last):\n"
             "  File \"C:\\venv\\lib\\site-packages\\werkzeug\\serving.py\", line 363, in run_wsgi\n"
-            "    execute(self.server.app)\n");
-        assert_int_equal(fr->n, 0);
-        ldx_file_report_destroy(fr);
-        fr = analyze_text(rs, "ERROR:    Exception in ASGI application\n"
-                              "Traceback (most recent call last):\n"
-                              "  File \"/usr/lib/python3/site-packages/uvicorn/protocols/http/h11_impl.py\", line 403, in run_asgi\n"
-                              "    result = await app(self.scope, self.receive, self.send)\n"
-                              "ValueError: prompt is too long\n"
-                              "INFO:     127.0.0.1:50862 - \"POST /v1/completions HTTP/1.1\" 200 OK\n");
-        assert_int_equal(fr->n, 0);
-        ldx_file_report_destroy(fr);
+            "    execute(self.server.app)\n", 0);
+        expect_findings(rs, "ERROR:    Exception in ASGI application\n"
+                            "Traceback (most recent call last):\n"
+                            "  File \"/usr/lib/python3/site-packages/uvicorn/protocols/http/h11_impl.py\", line 403, in run_asgi\n"
+                            "    result = await app(self.scope, self.receive, self.send)\n"
+                            "ValueError: prompt is too long\n"
+                            "INFO:     127.0.0.1:50862 - \"POST /v1/completions HTTP/1.1\" 200 OK\n", 0);
 
         /* vLLM's server logs a request's exception and answers it with 400; answered with
          * 500, or not answered, it stays a failure (an engine that died answers 500) */
@@ -185,45 +187,37 @@ static void test_not_failures(void **state)
             "INFO:     10.1.2.3:50512 - \"POST /v1/chat/completions HTTP/1.1\" %s\n";
         char req[1024];
         snprintf(req, sizeof req, vllm_req, "400 Bad Request");
-        fr = analyze_text(rs, req);
-        assert_int_equal(fr->n, 0);
-        ldx_file_report_destroy(fr);
+        expect_findings(rs, req, 0);
         snprintf(req, sizeof req, vllm_req, "500 Internal Server Error");
-        fr = analyze_text(rs, req);
-        assert_int_equal(fr->n, 1);
-        ldx_file_report_destroy(fr);
+        expect_findings(rs, req, 1);
 
         /* a caught exception's traceback logged at INFO (logger.info(traceback.format_exc()) prefixes the
          * first line only): ms-swift drops the bad row and goes on */
-        fr = analyze_text(rs, "[INFO:swift] Traceback (most recent call last):\n"
-                              "  File \"/usr/lib/python3.10/site-packages/swift/llm/dataset/preprocessor/core.py\", "
-                              "line 190, in batched_preprocess\n"
-                              "    row = self.preprocess(row)\n"
-                              "KeyError: 'response'\n"
-                              "\n"
-                              "[WARNING:swift] There are errors in the dataset, the data will be deleted\n");
-        assert_int_equal(fr->n, 0);
-        ldx_file_report_destroy(fr);
+        expect_findings(rs, "[INFO:swift] Traceback (most recent call last):\n"
+                            "  File \"/usr/lib/python3.10/site-packages/swift/llm/dataset/preprocessor/core.py\", "
+                            "line 190, in batched_preprocess\n"
+                            "    row = self.preprocess(row)\n"
+                            "KeyError: 'response'\n"
+                            "\n"
+                            "[WARNING:swift] There are errors in the dataset, the data will be deleted\n", 0);
 
         /* TorchDynamo gives up on a frame and runs it eagerly (suppress_errors); the user
          * frame it printed under an earlier timestamp ("from user code:") opens no block
          * that takes the next warning's exception */
-        fr = analyze_text(rs, "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING] from user code:\n"
-                              "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING]    File \"/home/u/PaiNN.py\", "
-                              "line 126, in <listcomp>\n"
-                              "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING]     x = torch.ones((u, u))\n"
-                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] WON'T CONVERT "
-                              "<listcomp> /home/u/PaiNN.py line 126 \n"
-                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] due to: \n"
-                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] Traceback (most recent call last):\n"
-                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING]   File \"/usr/lib/python3.10/"
-                              "concurrent/futures/_base.py\", line 403, in __get_result\n"
-                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING]     raise self._exception\n"
-                              "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] torch._dynamo.exc."
-                              "BackendCompilerFailed: backend='inductor' raised:\n"
-                              "Epoch 1: 100%|##########| 50/50 [00:09<00:00,  5.1it/s, loss=0.41]\n");
-        assert_int_equal(fr->n, 0);
-        ldx_file_report_destroy(fr);
+        expect_findings(rs, "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING] from user code:\n"
+                            "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING]    File \"/home/u/PaiNN.py\", "
+                            "line 126, in <listcomp>\n"
+                            "[2023-12-02 23:08:10,102] torch._dynamo.convert_frame: [WARNING]     x = torch.ones((u, u))\n"
+                            "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] WON'T CONVERT "
+                            "<listcomp> /home/u/PaiNN.py line 126 \n"
+                            "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] due to: \n"
+                            "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] Traceback (most recent call last):\n"
+                            "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING]   File \"/usr/lib/python3.10/"
+                            "concurrent/futures/_base.py\", line 403, in __get_result\n"
+                            "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING]     raise self._exception\n"
+                            "[2023-12-02 23:08:11,903] torch._dynamo.convert_frame: [WARNING] torch._dynamo.exc."
+                            "BackendCompilerFailed: backend='inductor' raised:\n"
+                            "Epoch 1: 100%|##########| 50/50 [00:09<00:00,  5.1it/s, loss=0.41]\n", 0);
 
         char *log = malloc(64 * 1024);
         size_t n = (size_t)sprintf(log, "Traceback (most recent call last):\n"
@@ -231,12 +225,10 @@ static void test_not_failures(void **state)
                                         "    get()\n"
                                         "ConnectionError: retrying\n");
         for (int i = 0; i < 500; i++) n += (size_t)sprintf(log + n, "step %d loss 1.0\n", i);
-        fr = analyze_text(rs, log);
-        assert_int_equal(fr->n, 0);
-        ldx_file_report_destroy(fr);
+        expect_findings(rs, log, 0);
         free(log);
 
-        fr = analyze_text(rs, "Traceback (most recent call last):\n"
+        ldx_file_report *fr = analyze_text(rs, "Traceback (most recent call last):\n"
                               "  File \"/home/u/x.py\", line 3, in step\n"
                               "    loss.backward()\n"
                               "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 GiB\n");
