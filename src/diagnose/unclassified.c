@@ -75,6 +75,27 @@ static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *c
     return false;
 }
 
+/* A line that ends in a colon goes on below: an exception line read alone ("XGBoostError:
+ * [10:45:01] .../result.cc:83: [coll.cu:203|10:45:01]:" over its chain of reasons, "- [coll.cu:162
+ * |...]: NCCL timeout: 1800s.") says what failed in the lines after it, and another rule's
+ * evidence there explains it. */
+#define CONTINUED_SPAN 4
+static bool explained_below(const ldx_diagnosis *d, size_t n, size_t self, uint64_t line,
+                            const char *text)
+{
+    size_t len = strlen(text);
+    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r')) len--;
+    if (!len || text[len - 1] != ':') return false;
+    for (size_t j = 0; j < n; j++) {
+        if (j == self || !strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED)) continue;
+        for (size_t e = 0; e < d[j].nevidence; e++) {
+            uint64_t at = d[j].evidence[e].line;
+            if (at > line && at - line <= CONTINUED_SPAN) return true;
+        }
+    }
+    return false;
+}
+
 static bool add(ldx_diagnosis *u, size_t *cap, uint64_t line, const char *text,
                 const char *signal)
 {
@@ -419,7 +440,9 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
             if (exit_report(r, c[i].sig) && others) continue;
             /* a crash the log goes on long after, with nothing ending there, was a child's */
             if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
-            if (explained(s, d, rules, n, ui, own_class, c[i].line, c[i].hit->text ? c[i].hit->text : ""))
+            const char *text = c[i].hit->text ? c[i].hit->text : "";
+            if (explained(s, d, rules, n, ui, own_class, c[i].line, text) ||
+                explained_below(d, n, ui, c[i].line, text))
                 continue;
         } else {
             const ldxi_fail_event *ev = c[i].ev;

@@ -33,8 +33,8 @@
 #include "logdx/scan.h"
 #include "../core/util.h"
 
-/* MODE_MESSAGE: a traceback's exception line whose message starts on the next line
- * ("RuntimeError: " then "    Failed to run stage backward:"), waiting for that line */
+/* MODE_MESSAGE: a traceback's exception line whose message starts or goes on on the next
+ * line ("RuntimeError: " then "    Failed to run stage backward:"), waiting for that line */
 enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT, MODE_MESSAGE };
 
 #define TB "Traceback (most recent call last):"
@@ -401,7 +401,12 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             keep_line(&o->ev.what, line, len, lineno);
             size_t k = t + 1;
             while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r')) k++;
-            if (t < n && k >= n && !o->ev.ignored) { /* "RuntimeError: " and the message below */
+            size_t e = n;
+            while (e > k && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) e--;
+            /* "RuntimeError: " and the message below, or a message that ends in a colon and goes
+             * on there (XGBoost's "XGBoostError: [10:45:01] .../result.cc:83: [coll.cu:203|...]:"
+             * over its chain of reasons, "Error(s) in loading state_dict for Net:") */
+            if (t < n && (k >= n || s[e - 1] == ':') && !o->ev.ignored) {
                 o->mode = MODE_MESSAGE;
                 o->last_frame = lineno;
                 return;

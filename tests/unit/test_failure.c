@@ -567,6 +567,35 @@ static void test_message_below(void **state)
                         "RuntimeError:\n", 3, "RuntimeError", NULL);
 }
 
+/* A message that ends in a colon goes on below (XGBoost's chain of reasons): another rule's
+ * evidence there explains the exception, read in a traceback or alone; without such
+ * evidence the exception stands. */
+static void test_message_goes_on(void **state)
+{
+    (void)state;
+    static const char *const logs[] = {
+        "Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
+        "xgboost.core.XGBoostError: [10:45:01] result.cc:83: [coll.cu:203|10:45:01]:\n\n"
+        "- [dv.cu:53|10:45:01]: CUDA out of memory. Tried to allocate 2 GiB\n",
+        "xgboost.core.XGBoostError: [10:45:01] result.cc:83: [coll.cu:203|10:45:01]:\n\n"
+        "- [dv.cu:53|10:45:01]: CUDA out of memory. Tried to allocate 2 GiB\n",
+    };
+    for (size_t e = 0; e < sizeof engines / sizeof *engines; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        for (size_t i = 0; i < sizeof logs / sizeof *logs; i++) {
+            ldx_file_report *fr = analyze_text(rs, logs[i]);
+            assert_non_null(find(fr, "cuda_oom", NULL));
+            assert_null(find(fr, "unclassified_failure", NULL));
+            ldx_file_report_destroy(fr);
+        }
+        ldx_file_report *fr = analyze_text(rs, "xgboost.core.XGBoostError: [10:45:01] result.cc:83:\n\n"
+                                               "- [learner.cc:1228]: Check failed: num_feature\n");
+        assert_non_null(find(fr, "unclassified_failure", NULL));
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_ray_prefix),
         cmocka_unit_test(test_service_prefixes),
         cmocka_unit_test(test_message_below),
+        cmocka_unit_test(test_message_goes_on),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
