@@ -210,6 +210,14 @@ static void parse_step(const char *s, size_t n, ldxi_line_info *li)
     }
 }
 
+long ldxi_line_step(const char *text, size_t len)
+{
+    ldxi_line_info li;
+    li.step = -1;
+    parse_step(text, len, &li);
+    return li.step;
+}
+
 void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldxi_line_info *li)
 {
     memset(li, 0, sizeof(*li));

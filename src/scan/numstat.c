@@ -22,7 +22,7 @@ static void add_sample(ldxi_series *se, double v)
     se->skip = se->stride ? se->stride - 1 : 0;
 }
 
-void ldxi_numstat_add(ldxi_numstat *ns, int rank, double v)
+void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v)
 {
     if (ns->n == 0) {
         ns->min = ns->max = ns->first = v;
@@ -41,6 +41,8 @@ void ldxi_numstat_add(ldxi_numstat *ns, int rank, double v)
         memset(se, 0, sizeof(*se));
         se->rank = rank;
     }
+    if (se->n && step >= 0 && step == se->last_step) return; /* that step's value again */
+    se->last_step = step;
     if (se->n) {
         double tol = 0.01 * fabs(se->last);
         if (v > se->last + tol) se->rises++;

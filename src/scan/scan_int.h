@@ -49,6 +49,7 @@ typedef struct {
     uint32_t flat;         /* the latest points within 0.1% of the first of them (flat_base) */
     double flat_base;
     double first, last;
+    long last_step;        /* the training step of the last point, -1 when its line named none */
     double samples[LDXI_SAMPLES];
     uint32_t nsamples, stride, skip; /* decimation keeps the samples spread over the run */
 } ldxi_series;
@@ -227,8 +228,9 @@ typedef struct {
 /* What the current line says about itself: its rank on its first hit, the rest of its
  * structure only when evidence or a time window needs it. */
 typedef struct {
-    bool ranked, parsed;
+    bool ranked, parsed, stepped;
     int rank;
+    long step;
     ldxi_line_info li;
 } ldxi_linectx;
 
@@ -414,7 +416,11 @@ const ldxi_sigstate *ldxi_scanner_state(const ldx_scanner *s, size_t rule, size_
 const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, size_t t);
 
 /* ---- numstat.c: number series ---- */
-void ldxi_numstat_add(ldxi_numstat *ns, int rank, double v);
+/* A value read at a training step (-1: the line names none). The same step's value again in
+ * a rank's series (eight ranks printing the same step's line with no rank tag, a logger
+ * printing it twice) is one reading of the run: it counts in the aggregates, not in the
+ * series' trend. */
+void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v);
 /* Aggregates for conditions; NAN when there are no values. */
 double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg);
 /* The series that makes rising/falling true (or the longest one), for display. */
@@ -433,6 +439,8 @@ static inline bool ldxi_scan_following(const ldx_scanner *s)
 }
 /* The line's rank, or its whole structure, read once however many hits need it. */
 void ldxi_linectx_rank(ldxi_linectx *lc, const char *text, size_t len);
+/* The training step the line names, -1 when none (its structure's, when parsed). */
+long ldxi_linectx_step(ldxi_linectx *lc, const char *text, size_t len);
 void ldxi_linectx_parse(ldxi_linectx *lc, const char *text, size_t len);
 
 /* versions.c (fed by ldxi_scan_structure) */
@@ -446,6 +454,8 @@ bool ldxi_versions_possible(const char *text, size_t len, pcre2_match_data *md);
 const char *ldxi_scanner_version_at(const ldx_scanner *s, int c);
 /* lineinfo.c: ldxi_line_parse for a line whose rank is already known. */
 void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldxi_line_info *li);
+/* lineinfo.c: the training step alone, -1 when the line names none. */
+long ldxi_line_step(const char *text, size_t len);
 
 /* ---- confirm.c: PCRE2 on one signal ---- */
 /* PCRE2 from text[start]: no match of the signal may start before it (the line memo

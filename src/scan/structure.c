@@ -15,6 +15,15 @@ void ldxi_linectx_rank(ldxi_linectx *lc, const char *text, size_t len)
     }
 }
 
+long ldxi_linectx_step(ldxi_linectx *lc, const char *text, size_t len)
+{
+    if (!lc->stepped) {
+        lc->step = lc->parsed ? lc->li.step : ldxi_line_step(text, len);
+        lc->stepped = true;
+    }
+    return lc->step;
+}
+
 void ldxi_linectx_parse(ldxi_linectx *lc, const char *text, size_t len)
 {
     if (!lc->parsed) {

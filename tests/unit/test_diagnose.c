@@ -380,6 +380,11 @@ static void test_flat(void **state)
                           "step 6 loss 2.3028\nstep 7 loss 2.3026\nstep 8 loss 2.1\n");
     assert_int_equal(fr->n, 0);
     ldx_file_report_destroy(fr);
+    /* one step's line printed by eight ranks with no rank tag is one reading, not eight */
+    fr = analyze_text(rs, "step 1 loss 2.9\nstep 1 loss 2.9\nstep 2 loss 2.4\nstep 2 loss 2.4\n"
+                          "step 2 loss 2.4\nstep 2 loss 2.4\nstep 2 loss 2.4\nstep 2 loss 2.4\n");
+    assert_int_equal(fr->n, 0);
+    ldx_file_report_destroy(fr);
     ldx_ruleset_destroy(rs);
 }
 
