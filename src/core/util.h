@@ -22,6 +22,12 @@ size_t ldxi_utf8_seq(const unsigned char *s, size_t n);
  * screen, set a title or forge lines, and is valid UTF-8. NULL when out of memory. */
 char *ldxi_display_name(const char *raw);
 char *ldxi_strndup(const char *s, size_t n);
+/* The length of s[0, n) without its trailing blanks (spaces, tabs, a '\r'). */
+static inline size_t ldxi_trimmed_len(const char *s, size_t n)
+{
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) n--;
+    return n;
+}
 /* The first k (of kl bytes) in s[0, n), which need not be NUL-terminated; NULL: none. */
 const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl);
 /* The line at p in NUL-terminated text (a rule's example): its length, and in *next

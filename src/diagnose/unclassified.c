@@ -83,8 +83,7 @@ static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *c
 static bool explained_below(const ldx_diagnosis *d, size_t n, size_t self, uint64_t line,
                             const char *text)
 {
-    size_t len = strlen(text);
-    while (len && (text[len - 1] == ' ' || text[len - 1] == '\t' || text[len - 1] == '\r')) len--;
+    size_t len = ldxi_trimmed_len(text, strlen(text));
     if (!len || text[len - 1] != ':') return false;
     for (size_t j = 0; j < n; j++) {
         if (j == self || !strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED)) continue;

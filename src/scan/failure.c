@@ -401,12 +401,11 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             keep_line(&o->ev.what, line, len, lineno);
             size_t k = t + 1;
             while (k < n && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r')) k++;
-            size_t e = n;
-            while (e > k && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) e--;
+            size_t e = ldxi_trimmed_len(s, n);
             /* "RuntimeError: " and the message below, or a message that ends in a colon and goes
              * on there (XGBoost's "XGBoostError: [10:45:01] .../result.cc:83: [coll.cu:203|...]:"
              * over its chain of reasons, "Error(s) in loading state_dict for Net:") */
-            if (t < n && (k >= n || s[e - 1] == ':') && !o->ev.ignored) {
+            if (t < n && (k >= n || (e > k && s[e - 1] == ':')) && !o->ev.ignored) {
                 o->mode = MODE_MESSAGE;
                 o->last_frame = lineno;
                 return;
