@@ -431,9 +431,21 @@ static void refine_related(ldx_diagnosis *d, size_t n)
             }
 }
 
+/* Independent failures that a rule names (medium and up) first, then independent warnings
+ * (low, info) and the failure no rule names (which settles below them, see below), then
+ * collateral findings: a fine-tuning head left newly initialised early in a log is not why
+ * a job that Slurm cancelled later ended. */
+static int diag_tier(const ldx_diagnosis *d)
+{
+    if (d->role == LDX_ROLE_COLLATERAL) return 2;
+    return d->rule->severity >= LDX_SEV_MEDIUM && strcmp(d->rule->klass, LDXI_UNCLASSIFIED) ? 0 : 1;
+}
+
 static int diag_cmp(const void *a, const void *b)
 {
     const ldx_diagnosis *x = a, *y = b;
+    int tx = diag_tier(x), ty = diag_tier(y);
+    if (tx != ty) return tx < ty ? -1 : 1;
     if (x->score != y->score) return x->score > y->score ? -1 : 1;
     if (x->line != y->line) return x->line < y->line ? -1 : 1;
     return strcmp(x->rule->id, y->rule->id);

@@ -388,6 +388,24 @@ static void test_flat(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+/* A warning (low) early in a log never ranks above a failure (medium) later in it. */
+static void test_warning_below_failure(void **state)
+{
+    (void)state;
+    char *r[2];
+    r[0] = rule("t-warn", "state_dict_mismatch", "low", "  w: {pattern: 'newly initialized', weight: 3}\n", "");
+    r[1] = rule("t-fail", "external_termination", "medium", "  c: {pattern: 'CANCELLED AT', weight: 1}\n", "");
+    ldx_ruleset *rs = compile(r, 2);
+    ldx_file_report *fr = analyze_text(rs, "weights newly initialized: [head.weight]\nstep 1\nstep 2\nstep 3\n"
+                                           "step 4\nstep 5\nstep 6\nstep 7\nstep 8\n"
+                                           "*** JOB 6 ON g1 CANCELLED AT 2022-08-31T16:21:22 ***\n");
+    assert_int_equal(fr->n, 2);
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-fail");
+    assert_int_equal(fr->diagnoses[0].role, LDX_ROLE_INITIATING);
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
 static void test_launcher_summary(void **state)
 {
     (void)state;
@@ -527,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_concept_gives_way),
         cmocka_unit_test(test_code_tables),
         cmocka_unit_test(test_flat),
+        cmocka_unit_test(test_warning_below_failure),
         cmocka_unit_test(test_numbers_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
