@@ -359,7 +359,8 @@ static size_t escape(walker *w, size_t i)
         for (; k < w->n && !(p[k] == '\\' && k + 1 < w->n && p[k + 1] == 'E'); k++) {
             if (p[k] >= '0' && p[k] <= '9') {
                 w->blind = false;
-                put(w, w->collapse ? "\\E0?\\Q" : "0", w->collapse ? 6 : 1);
+                /* a group, so that a quantifier after the quote ("\Q3\E*") has an item to repeat */
+                put(w, w->collapse ? "\\E(?:0?)\\Q" : "0", w->collapse ? 10 : 1);
             } else {
                 put(w, p + k, 1);
             }

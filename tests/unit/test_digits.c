@@ -130,7 +130,9 @@ static void test_collapse(void **state)
     collapse_is("a{2}", "a{2}");
     collapse_is("\\d{2}{", "\\d{0,2}{");
     collapse_is("\\x31", "0?");
-    collapse_is("\\Q1.5\\E", "\\Q\\E0?\\Q.\\E0?\\Q\\E");
+    collapse_is("\\Q1.5\\E", "\\Q\\E(?:0?)\\Q.\\E(?:0?)\\Q\\E");
+    /* a quantifier after the quote repeats the group a digit became */
+    collapse_is("(\\Q3\\E*)", "(\\Q\\E(?:0?)\\Q\\E*)");
     collapse_is("\\Qa.b\\E\\d", "\\Qa.b\\E\\d?");
     collapse_is("\\d++", "\\d*");
     collapse_is("\\s*+x", "\\s*x");
