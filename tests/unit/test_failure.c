@@ -56,7 +56,6 @@ static const char *cap(const ldx_diagnosis *d, const char *signal, const char *n
     return NULL;
 }
 
-/* The exception line, its type, and the innermost frame outside libraries. */
 /* Analyzes log and checks it gets n diagnoses. */
 static void expect_findings(const ldx_ruleset *rs, const char *log, size_t n)
 {
@@ -64,6 +63,8 @@ static void expect_findings(const ldx_ruleset *rs, const char *log, size_t n)
     assert_int_equal(fr->n, n);
     ldx_file_report_destroy(fr);
 }
+
+/* The exception line, its type, and the innermost frame outside libraries. */
 
 static void test_exception_and_frame(void **state)
 {
