@@ -25,7 +25,8 @@
 typedef enum {
     LDXI_F_COUNT, LDXI_F_RANKS, LDXI_F_MAX, LDXI_F_MIN, LDXI_F_FIRST, LDXI_F_LAST,
     LDXI_F_SUM, LDXI_F_AVG, LDXI_F_POINTS, LDXI_F_RISING, LDXI_F_FALLING, LDXI_F_FLAT,
-    LDXI_F_GROWTH,
+    LDXI_F_GROWTH, LDXI_F_JUMP_FROM, LDXI_F_JUMP_TO,
+    LDXI_F_JUMP_NEXT,
     LDXI_F_BEFORE, LDXI_F_THEN, LDXI_F_AFTER, LDXI_F_OTHERS, LDXI_F_FIRST_LINE,
     LDXI_F_LAST_LINE, LDXI_F_LINES
 } ldxi_func;
@@ -103,7 +104,7 @@ typedef struct {
     double (*count)(void *ctx, int sig);
     double (*ranks)(void *ctx, int sig);
     double (*first_line)(void *ctx, int sig); /* NAN when the signal never hit */
-    /* One aggregate of a capture's numbers (LDXI_F_MAX .. LDXI_F_GROWTH); NAN when
+    /* One aggregate of a capture's numbers (LDXI_F_MAX .. LDXI_F_JUMP_NEXT); NAN when
      * there are none. For rising/falling, 1 or 0; arg is their N. */
     double (*stat)(void *ctx, int sig, int cap, ldxi_func f, double arg);
     double (*last_line)(void *ctx, int sig);  /* NAN when the signal never hit */

@@ -22,6 +22,41 @@ static void add_sample(ldxi_series *se, double v)
     se->skip = se->stride ? se->stride - 1 : 0;
 }
 
+static void track_jump(ldxi_numstat *ns, long step, double v)
+{
+    if (!isfinite(v)) return;
+    if (ns->jump_open) {
+        ns->jump_next = v;
+        ns->jump_open = false;
+    }
+    uint32_t k = ns->nrecent < LDXI_JUMP_BASE ? (uint32_t)ns->nrecent : LDXI_JUMP_BASE;
+    long lo = -1;
+    for (uint32_t i = 0; i < k; i++)
+        if (ns->recent_step[i] >= 0 && (lo < 0 || ns->recent_step[i] < lo)) lo = ns->recent_step[i];
+    if (step >= 0 && lo >= 0 && step < lo) k = ns->nrecent = 0; /* the counter went back: a new run, a new level */
+    if (k >= 3) {
+        double w[LDXI_JUMP_BASE]; /* their median: a first loss the run fell from, or one noisy
+                                   * reading, does not move it */
+        memcpy(w, ns->recent, k * sizeof(double));
+        for (uint32_t i = 1; i < k; i++)
+            for (uint32_t j = i; j > 0 && w[j - 1] > w[j]; j--) {
+                double t = w[j];
+                w[j] = w[j - 1];
+                w[j - 1] = t;
+            }
+        double base = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+        bool none = !(ns->jump_from > 0);
+        if (base > 0 && v > base && (none || v / base > ns->jump_to / ns->jump_from)) {
+            ns->jump_from = base;
+            ns->jump_to = v;
+            ns->jump_next = NAN;
+            ns->jump_open = true;
+        }
+    }
+    ns->recent_step[ns->nrecent % LDXI_JUMP_BASE] = step;
+    ns->recent[ns->nrecent++ % LDXI_JUMP_BASE] = v;
+}
+
 void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v)
 {
     if (ns->n == 0) {
@@ -62,6 +97,7 @@ void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v)
     se->last = v;
     se->n++;
     add_sample(se, v);
+    track_jump(ns, step, v);
 }
 
 static bool series_trend(const ldxi_series *se, ldxi_func f, double n)
@@ -100,6 +136,9 @@ double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg)
     case LDXI_F_AVG: return ns->sum / (double)ns->n;
     case LDXI_F_POINTS: return (double)ns->n;
     case LDXI_F_GROWTH: return ns->last - ns->first;
+    case LDXI_F_JUMP_FROM: return ns->jump_from > 0 ? ns->jump_from : NAN;
+    case LDXI_F_JUMP_TO: return ns->jump_from > 0 ? ns->jump_to : NAN;
+    case LDXI_F_JUMP_NEXT: return ns->jump_from > 0 ? ns->jump_next : NAN;
     case LDXI_F_RISING:
     case LDXI_F_FALLING:
     case LDXI_F_FLAT:

@@ -54,9 +54,22 @@ typedef struct {
     uint32_t nsamples, stride, skip; /* decimation keeps the samples spread over the run */
 } ldxi_series;
 
+#define LDXI_JUMP_BASE 8 /* readings before a value that give the level it rose from */
+
 typedef struct {
     uint64_t n;
     double min, max, sum, first, last;
+    /* The jump: the reading (one a training step) that stands highest above the median of
+     * the up to LDXI_JUMP_BASE readings before it (at least 3, a positive median), as that
+     * median, the reading and the reading after it (NAN until there is one): a spike against
+     * where the run was, not against a mean its own tail has raised or a first loss it
+     * fell from. */
+    double jump_from, jump_to, jump_next;
+    double recent[LDXI_JUMP_BASE];
+    long recent_step[LDXI_JUMP_BASE]; /* their training steps, -1: none; a step below them all
+                                       * starts the level again (a second run in the log) */
+    uint64_t nrecent;     /* finite readings seen */
+    bool jump_open;       /* the next reading is the one after the jump */
     ldxi_series series[LDXI_SERIES_MAX];
     uint32_t nseries;
 } ldxi_numstat;

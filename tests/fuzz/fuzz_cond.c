@@ -77,7 +77,7 @@ static double e_stat(void *c, int sig, int cap, ldxi_func f, double arg)
 {
     FUZZ_CHECK(sig >= 0 && (size_t)sig < NSIGS);
     FUZZ_CHECK(cap >= 0 && (size_t)cap < sigs[sig].ncaps);
-    FUZZ_CHECK(f >= LDXI_F_MAX && f <= LDXI_F_GROWTH);
+    FUZZ_CHECK(f >= LDXI_F_MAX && f <= LDXI_F_JUMP_NEXT);
     if (f == LDXI_F_RISING || f == LDXI_F_FALLING || f == LDXI_F_FLAT) {
         FUZZ_CHECK(arg >= 2 && arg == floor(arg));
         return pick(c, sig, 4) > 1.0 ? 1.0 : 0.0;

@@ -388,6 +388,41 @@ static void test_flat(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+/* jump_from/jump_to/jump_next: the reading highest above the median of the (up to 8, at
+ * least 3) readings before it, that median and the reading after it; a counter that goes
+ * back starts the level again. */
+static void test_jump(void **state)
+{
+    (void)state;
+    char *r[1];
+    r[0] = rule("t-jump", "loss_spike", "medium",
+                "  l: {pattern: 'step (?<n>\\d+) loss (?<v>[\\d.]+)', weight: 2}\n",
+                "condition: jump_to(l.v) >= 3 * jump_from(l.v) and jump_next(l.v) >= 2 * jump_from(l.v)\n");
+    ldx_ruleset *rs = compile(r, 1);
+    /* a first loss the run fell from is no jump; the spike at step 6 is, against 2.0, not
+     * against a mean its tail raised */
+    const char *spike = "step 1 loss 10.0\nstep 2 loss 2.0\nstep 3 loss 2.0\nstep 4 loss 2.0\n"
+                        "step 5 loss 2.0\nstep 6 loss 7.0\nstep 7 loss 5.0\nstep 8 loss 3.0\n";
+    ldx_file_report *fr = analyze_text(rs, spike);
+    assert_int_equal(fr->n, 1);
+    ldx_file_report_destroy(fr);
+    /* the next reading back at the level: no tail */
+    fr = analyze_text(rs, "step 1 loss 2.0\nstep 2 loss 2.0\nstep 3 loss 2.0\nstep 4 loss 7.0\n"
+                          "step 5 loss 2.0\nstep 6 loss 2.0\n");
+    assert_int_equal(fr->n, 0);
+    ldx_file_report_destroy(fr);
+    /* fewer than three readings before it */
+    fr = analyze_text(rs, "step 1 loss 2.0\nstep 2 loss 2.0\nstep 3 loss 7.0\nstep 4 loss 7.0\n");
+    assert_int_equal(fr->n, 0);
+    ldx_file_report_destroy(fr);
+    /* a second run appended: its counter restarts, its first loss is a new level */
+    fr = analyze_text(rs, "step 7 loss 0.3\nstep 8 loss 0.3\nstep 9 loss 0.3\nstep 10 loss 0.3\n"
+                          "step 1 loss 2.1\nstep 2 loss 2.0\nstep 3 loss 1.9\nstep 4 loss 1.8\n");
+    assert_int_equal(fr->n, 0);
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
 /* A warning (low) early in a log never ranks above a failure (medium) later in it. */
 static void test_warning_below_failure(void **state)
 {
@@ -545,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_concept_gives_way),
         cmocka_unit_test(test_code_tables),
         cmocka_unit_test(test_flat),
+        cmocka_unit_test(test_jump),
         cmocka_unit_test(test_warning_below_failure),
         cmocka_unit_test(test_numbers_read),
     };
