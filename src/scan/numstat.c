@@ -35,8 +35,7 @@ static void track_jump(ldxi_numstat *ns, long step, double v)
         if (ns->recent_step[i] >= 0 && (lo < 0 || ns->recent_step[i] < lo)) lo = ns->recent_step[i];
     if (step >= 0 && lo >= 0 && step < lo) k = ns->nrecent = 0; /* the counter went back: a new run, a new level */
     if (k >= 3) {
-        double w[LDXI_JUMP_BASE]; /* their median: a first loss the run fell from, or one noisy
-                                   * reading, does not move it */
+        double w[LDXI_JUMP_BASE];
         memcpy(w, ns->recent, k * sizeof(double));
         for (uint32_t i = 1; i < k; i++)
             for (uint32_t j = i; j > 0 && w[j - 1] > w[j]; j--) {
@@ -45,8 +44,11 @@ static void track_jump(ldxi_numstat *ns, long step, double v)
                 w[j - 1] = t;
             }
         double base = k % 2 ? w[k / 2] : (w[k / 2 - 1] + w[k / 2]) / 2;
+        /* a level: none of them more than 1.5 times their median (not a heavy-tailed series'
+         * scatter, nor the climb of a spike already under way) */
+        bool level = base > 0 && w[k - 1] <= 1.5 * base;
         bool none = !(ns->jump_from > 0);
-        if (base > 0 && v > base && (none || v / base > ns->jump_to / ns->jump_from)) {
+        if (level && v > base && (none || v / base > ns->jump_to / ns->jump_from)) {
             ns->jump_from = base;
             ns->jump_to = v;
             ns->jump_next = NAN;

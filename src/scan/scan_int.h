@@ -59,11 +59,11 @@ typedef struct {
 typedef struct {
     uint64_t n;
     double min, max, sum, first, last;
-    /* The jump: the reading (one a training step) that stands highest above the median of
-     * the up to LDXI_JUMP_BASE readings before it (at least 3, a positive median), as that
-     * median, the reading and the reading after it (NAN until there is one): a spike against
-     * where the run was, not against a mean its own tail has raised or a first loss it
-     * fell from. */
+    /* The jump: the reading (one a training step) that stands highest above the level of the
+     * up to LDXI_JUMP_BASE readings before it (at least 3, none more than twice their median,
+     * a positive median), as that median, the reading and the reading after it (NAN until
+     * there is one): a spike against where the run was, not against a mean its own tail has
+     * raised or a first loss it fell from. */
     double jump_from, jump_to, jump_next;
     double recent[LDXI_JUMP_BASE];
     long recent_step[LDXI_JUMP_BASE]; /* their training steps, -1: none; a step below them all

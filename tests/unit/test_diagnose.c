@@ -389,8 +389,8 @@ static void test_flat(void **state)
 }
 
 /* jump_from/jump_to/jump_next: the reading highest above the median of the (up to 8, at
- * least 3) readings before it, that median and the reading after it; a counter that goes
- * back starts the level again. */
+ * least 3) readings before it where they are a level (none over twice their median), that
+ * median and the reading after it; a counter that goes back starts the level again. */
 static void test_jump(void **state)
 {
     (void)state;
@@ -399,10 +399,11 @@ static void test_jump(void **state)
                 "  l: {pattern: 'step (?<n>\\d+) loss (?<v>[\\d.]+)', weight: 2}\n",
                 "condition: jump_to(l.v) >= 3 * jump_from(l.v) and jump_next(l.v) >= 2 * jump_from(l.v)\n");
     ldx_ruleset *rs = compile(r, 1);
-    /* a first loss the run fell from is no jump; the spike at step 6 is, against 2.0, not
-     * against a mean its tail raised */
-    const char *spike = "step 1 loss 10.0\nstep 2 loss 2.0\nstep 3 loss 2.0\nstep 4 loss 2.0\n"
-                        "step 5 loss 2.0\nstep 6 loss 7.0\nstep 7 loss 5.0\nstep 8 loss 3.0\n";
+    /* a falling start does not hide the spike at step 7, measured against the level before
+     * it (median 2.2), not against a mean its tail raised */
+    const char *spike = "step 1 loss 3.0\nstep 2 loss 2.6\nstep 3 loss 2.3\nstep 4 loss 2.1\n"
+                        "step 5 loss 2.0\nstep 6 loss 2.0\nstep 7 loss 7.0\nstep 8 loss 5.0\n"
+                        "step 9 loss 3.0\n";
     ldx_file_report *fr = analyze_text(rs, spike);
     assert_int_equal(fr->n, 1);
     ldx_file_report_destroy(fr);
@@ -413,6 +414,11 @@ static void test_jump(void **state)
     ldx_file_report_destroy(fr);
     /* fewer than three readings before it */
     fr = analyze_text(rs, "step 1 loss 2.0\nstep 2 loss 2.0\nstep 3 loss 7.0\nstep 4 loss 7.0\n");
+    assert_int_equal(fr->n, 0);
+    ldx_file_report_destroy(fr);
+    /* readings that are no level (a heavy-tailed loss's scatter) give no jump */
+    fr = analyze_text(rs, "step 1 loss 0.01\nstep 2 loss 0.3\nstep 3 loss 0.02\nstep 4 loss 0.45\n"
+                          "step 5 loss 1.4\nstep 6 loss 1.2\n");
     assert_int_equal(fr->n, 0);
     ldx_file_report_destroy(fr);
     /* a second run appended: its counter restarts, its first loss is a new level */
