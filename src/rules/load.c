@@ -733,12 +733,16 @@ static void load_condition(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
     free(cs);
 }
 
-/* The captures a condition reads as numbers (max(mem.bytes), rising(loss.v, 3)). */
+/* The captures a condition reads as numbers (max(mem.bytes), rising(loss.v, 3)), and
+ * those whose jump it reads (LDXI_NUM_JUMP: the series keeps its recent readings). */
 static void cond_numbers(const ldxi_cond *n, ldxi_rule *r)
 {
     if (!n) return;
     if (n->kind == LDXI_C_FUNC && n->cap >= 0 && r->sigs[n->sig].numbered)
-        r->sigs[n->sig].numbered[n->cap] = 1;
+        r->sigs[n->sig].numbered[n->cap] |=
+            n->func == LDXI_F_JUMP_FROM || n->func == LDXI_F_JUMP_TO || n->func == LDXI_F_JUMP_NEXT
+                ? LDXI_NUM_READ | LDXI_NUM_JUMP
+                : LDXI_NUM_READ;
     cond_numbers(n->l, r);
     cond_numbers(n->r, r);
 }
@@ -747,7 +751,7 @@ static void cond_numbers(const ldxi_cond *n, ldxi_rule *r)
 static void where_numbers(const ldxi_cond *n, ldxi_sigc *sc)
 {
     if (!n) return;
-    if (n->kind == LDXI_C_CAP) sc->numbered[n->cap] = 1;
+    if (n->kind == LDXI_C_CAP) sc->numbered[n->cap] |= LDXI_NUM_READ;
     where_numbers(n->l, sc);
     where_numbers(n->r, sc);
 }

@@ -31,11 +31,13 @@ typedef struct ldxi_sigc_s {
     /* Per capture: read as a number by a scan (a condition or a where uses it, or a
      * signal with the same pattern does); the others are text for the report, unless a
      * scanner keeps every number (ldx_scanner_set_numbers). NULL without captures. */
-    uint8_t *numbered;
+    uint8_t *numbered;     /* LDXI_NUM_READ, | LDXI_NUM_JUMP where a condition reads its jump */
     /* lookup: the code table the capture lookup_cap is looked up in (NULL: none) */
     const ldx_table_info *table;
     size_t lookup_cap;
 } ldxi_sigc;
+
+enum { LDXI_NUM_READ = 1, LDXI_NUM_JUMP = 2 };
 
 /* The signal's compiled pattern, ready to match (NULL if it does not compile).
  * Thread-safe. */

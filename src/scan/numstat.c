@@ -31,10 +31,15 @@ static void track_jump(ldxi_numstat *ns, long step, double v)
     }
     uint32_t k = ns->nrecent < LDXI_JUMP_BASE ? (uint32_t)ns->nrecent : LDXI_JUMP_BASE;
     long lo = -1;
-    for (uint32_t i = 0; i < k; i++)
+    double least = INFINITY;
+    for (uint32_t i = 0; i < k; i++) {
         if (ns->recent_step[i] >= 0 && (lo < 0 || ns->recent_step[i] < lo)) lo = ns->recent_step[i];
+        if (ns->recent[i] < least) least = ns->recent[i];
+    }
     if (step >= 0 && lo >= 0 && step < lo) k = ns->nrecent = 0; /* the counter went back: a new run, a new level */
-    if (k >= 3) {
+    /* the median is at least the least of them: most readings are no jump by that alone */
+    bool may = least > 0 && v > least && (!(ns->jump_from > 0) || v / least > ns->jump_to / ns->jump_from);
+    if (k >= 3 && may) {
         double w[LDXI_JUMP_BASE];
         memcpy(w, ns->recent, k * sizeof(double));
         for (uint32_t i = 1; i < k; i++)
@@ -59,7 +64,7 @@ static void track_jump(ldxi_numstat *ns, long step, double v)
     ns->recent[ns->nrecent++ % LDXI_JUMP_BASE] = v;
 }
 
-void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v)
+void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v, bool jump)
 {
     if (ns->n == 0) {
         ns->min = ns->max = ns->first = v;
@@ -99,7 +104,7 @@ void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v)
     se->last = v;
     se->n++;
     add_sample(se, v);
-    track_jump(ns, step, v);
+    if (jump) track_jump(ns, step, v);
 }
 
 static bool series_trend(const ldxi_series *se, ldxi_func f, double n)

@@ -179,7 +179,8 @@ static void record(ldx_scanner *s, const ldxi_sigc *sc, ldxi_sigstate *ss, const
             if (vals ? !isnan(v = vals[c])
                      : ldxi_scan_numbered(s, sc, c) &&
                            ldxi_parse_quantity(text + co[2 * c], co[2 * c + 1] - co[2 * c], &v))
-                ldxi_numstat_add(&ss->nums[c], rank, ldxi_linectx_step(lc, text, len), v);
+                ldxi_numstat_add(&ss->nums[c], rank, ldxi_linectx_step(lc, text, len), v,
+                                 sc->numbered && (sc->numbered[c] & LDXI_NUM_JUMP));
         }
     }
     if (ss->nfirst < LDXI_EV_FIRST &&

@@ -433,7 +433,8 @@ const ldxi_trackstate *ldxi_scanner_track(const ldx_scanner *s, size_t rule, siz
  * a rank's series (eight ranks printing the same step's line with no rank tag, a logger
  * printing it twice) is one reading of the run: it counts in the aggregates, not in the
  * series' trend. */
-void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v);
+/* jump: also keep the readings a jump is measured from (a condition reads its jump). */
+void ldxi_numstat_add(ldxi_numstat *ns, int rank, long step, double v, bool jump);
 /* Aggregates for conditions; NAN when there are no values. */
 double ldxi_numstat_get(const ldxi_numstat *ns, ldxi_func f, double arg);
 /* The series that makes rising/falling true (or the longest one), for display. */
