@@ -87,8 +87,8 @@ static void give_up(walker *w)
     w->blind = false;
 }
 
-/* Past what PCRE2 ignores at p[i] (comments, ending at their first ')', and stray \E),
- * however many there are. */
+/* Past what PCRE2 ignores at p[i] (comments, ending at their first ')', stray \E and
+ * empty quotes \Q\E), however many there are. */
 static size_t skip_ignored(const char *p, size_t n, size_t i)
 {
     for (;;) {
@@ -97,6 +97,8 @@ static size_t skip_ignored(const char *p, size_t n, size_t i)
             if (i < n) i++;
         } else if (i + 1 < n && p[i] == '\\' && p[i + 1] == 'E') {
             i += 2;
+        } else if (i + 3 < n && p[i] == '\\' && p[i + 1] == 'Q' && p[i + 2] == '\\' && p[i + 3] == 'E') {
+            i += 4; /* an empty quote */
         } else {
             return i;
         }

@@ -133,6 +133,8 @@ static void test_collapse(void **state)
     collapse_is("\\Q1.5\\E", "\\Q\\E(?:0?)\\Q.\\E(?:0?)\\Q\\E");
     /* a quantifier after the quote repeats the group a digit became */
     collapse_is("(\\Q3\\E*)", "(\\Q\\E(?:0?)\\Q\\E*)");
+    /* an empty quote is nothing: the quantifier after it is the digit's (fuzz find) */
+    collapse_is("(3\\Q\\E*)", "(0*)");
     collapse_is("\\Qa.b\\E\\d", "\\Qa.b\\E\\d?");
     collapse_is("\\d++", "\\d*");
     collapse_is("\\s*+x", "\\s*x");
