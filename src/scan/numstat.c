@@ -38,7 +38,7 @@ static void track_jump(ldxi_numstat *ns, long step, double v)
     }
     if (step >= 0 && lo >= 0 && step < lo) k = ns->nrecent = 0; /* the counter went back: a new run, a new level */
     /* the median is at least the least of them: most readings are no jump by that alone */
-    bool may = least > 0 && v > least && (!(ns->jump_from > 0) || v / least > ns->jump_to / ns->jump_from);
+    bool may = !(least > 0) || (v > least && (!(ns->jump_from > 0) || v / least > ns->jump_to / ns->jump_from));
     if (k >= 3 && may) {
         double w[LDXI_JUMP_BASE];
         memcpy(w, ns->recent, k * sizeof(double));

@@ -60,8 +60,8 @@ typedef struct {
     uint64_t n;
     double min, max, sum, first, last;
     /* The jump: the reading (one a training step) that stands highest above the level of the
-     * up to LDXI_JUMP_BASE readings before it (at least 3, none more than twice their median,
-     * a positive median), as that median, the reading and the reading after it (NAN until
+     * up to LDXI_JUMP_BASE readings before it (at least 3, none more than 1.5 times their
+     * median, a positive median), as that median, the reading and the reading after it (NAN until
      * there is one): a spike against where the run was, not against a mean its own tail has
      * raised or a first loss it fell from. */
     double jump_from, jump_to, jump_next;

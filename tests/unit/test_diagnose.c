@@ -389,7 +389,7 @@ static void test_flat(void **state)
 }
 
 /* jump_from/jump_to/jump_next: the reading highest above the median of the (up to 8, at
- * least 3) readings before it where they are a level (none over twice their median), that
+ * least 3) readings before it where they are a level (none over 1.5 times their median), that
  * median and the reading after it; a counter that goes back starts the level again. */
 static void test_jump(void **state)
 {
