@@ -37,8 +37,9 @@ static void track_jump(ldxi_numstat *ns, long step, double v)
         if (ns->recent[i] < least) least = ns->recent[i];
     }
     if (step >= 0 && lo >= 0 && step < lo) k = ns->nrecent = 0; /* the counter went back: a new run, a new level */
+    bool none = !(ns->jump_from > 0);
     /* the median is at least the least of them: most readings are no jump by that alone */
-    bool may = !(least > 0) || (v > least && (!(ns->jump_from > 0) || v / least > ns->jump_to / ns->jump_from));
+    bool may = !(least > 0) || (v > least && (none || v / least > ns->jump_to / ns->jump_from));
     if (k >= 3 && may) {
         double w[LDXI_JUMP_BASE];
         memcpy(w, ns->recent, k * sizeof(double));
@@ -52,7 +53,6 @@ static void track_jump(ldxi_numstat *ns, long step, double v)
         /* a level: none of them more than 1.5 times their median (not a heavy-tailed series'
          * scatter, nor the climb of a spike already under way) */
         bool level = base > 0 && w[k - 1] <= 1.5 * base;
-        bool none = !(ns->jump_from > 0);
         if (level && v > base && (none || v / base > ns->jump_to / ns->jump_from)) {
             ns->jump_from = base;
             ns->jump_to = v;

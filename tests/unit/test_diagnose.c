@@ -404,28 +404,19 @@ static void test_jump(void **state)
     const char *spike = "step 1 loss 3.0\nstep 2 loss 2.6\nstep 3 loss 2.3\nstep 4 loss 2.1\n"
                         "step 5 loss 2.0\nstep 6 loss 2.0\nstep 7 loss 7.0\nstep 8 loss 5.0\n"
                         "step 9 loss 3.0\n";
-    ldx_file_report *fr = analyze_text(rs, spike);
-    assert_int_equal(fr->n, 1);
-    ldx_file_report_destroy(fr);
+    assert_true(fired(rs, spike, "t-jump"));
     /* the next reading back at the level: no tail */
-    fr = analyze_text(rs, "step 1 loss 2.0\nstep 2 loss 2.0\nstep 3 loss 2.0\nstep 4 loss 7.0\n"
-                          "step 5 loss 2.0\nstep 6 loss 2.0\n");
-    assert_int_equal(fr->n, 0);
-    ldx_file_report_destroy(fr);
+    assert_false(fired(rs, "step 1 loss 2.0\nstep 2 loss 2.0\nstep 3 loss 2.0\nstep 4 loss 7.0\n"
+                       "step 5 loss 2.0\nstep 6 loss 2.0\n", "t-jump"));
     /* fewer than three readings before it */
-    fr = analyze_text(rs, "step 1 loss 2.0\nstep 2 loss 2.0\nstep 3 loss 7.0\nstep 4 loss 7.0\n");
-    assert_int_equal(fr->n, 0);
-    ldx_file_report_destroy(fr);
+    assert_false(fired(rs, "step 1 loss 2.0\nstep 2 loss 2.0\nstep 3 loss 7.0\nstep 4 loss 7.0\n",
+                       "t-jump"));
     /* readings that are no level (a heavy-tailed loss's scatter) give no jump */
-    fr = analyze_text(rs, "step 1 loss 0.01\nstep 2 loss 0.3\nstep 3 loss 0.02\nstep 4 loss 0.45\n"
-                          "step 5 loss 1.4\nstep 6 loss 1.2\n");
-    assert_int_equal(fr->n, 0);
-    ldx_file_report_destroy(fr);
+    assert_false(fired(rs, "step 1 loss 0.01\nstep 2 loss 0.3\nstep 3 loss 0.02\nstep 4 loss 0.45\n"
+                       "step 5 loss 1.4\nstep 6 loss 1.2\n", "t-jump"));
     /* a second run appended: its counter restarts, its first loss is a new level */
-    fr = analyze_text(rs, "step 7 loss 0.3\nstep 8 loss 0.3\nstep 9 loss 0.3\nstep 10 loss 0.3\n"
-                          "step 1 loss 2.1\nstep 2 loss 2.0\nstep 3 loss 1.9\nstep 4 loss 1.8\n");
-    assert_int_equal(fr->n, 0);
-    ldx_file_report_destroy(fr);
+    assert_false(fired(rs, "step 7 loss 0.3\nstep 8 loss 0.3\nstep 9 loss 0.3\nstep 10 loss 0.3\n"
+                       "step 1 loss 2.1\nstep 2 loss 2.0\nstep 3 loss 1.9\nstep 4 loss 1.8\n", "t-jump"));
     ldx_ruleset_destroy(rs);
 }
 
