@@ -281,9 +281,11 @@ static ldxi_fail_block *open_header(ldxi_failure *f, const char *text, const cha
     size_t plen = (size_t)(p - text);
     /* std::terminate writes its report wherever stderr's line stands: after a progress bar
      * that never ended its line ("Elapsed: 0:21:08terminate called ..."), its "  what():"
-     * starts the next line bare. A tag ends in ':', ']', ')', '>' or a space; text that
-     * runs straight into the keyword is no prefix */
-    if (mode == MODE_WHAT && plen && isalnum((unsigned char)p[-1])) plen = 0;
+     * starts the next line bare; a paste that lost a line end runs a command line into a
+     * traceback's header ("--extra_envs NCCL_DEBUG=INFOTraceback (most recent call last):"),
+     * its frames on the next lines bare. A tag ends in ':', ']', ')', '>' or a space; text
+     * that runs straight into the keyword is no prefix */
+    if (mode != MODE_FAULT && plen && isalnum((unsigned char)p[-1])) plen = 0;
     chain_goes_on(f, lineno); /* a header the reader cannot keep still goes on */
     if (plen >= sizeof f->open[0].prefix) return NULL;
     ldxi_fail_block *o = open_block(f, text, plen, mode, lineno);
@@ -468,8 +470,11 @@ static bool logged_below_error(const char *text, const char *tb)
         size_t k = strlen(levels[i]);
         for (const char *q = text; q + k <= tb; q++) {
             if (memcmp(q, levels[i], k) != 0) continue;
-            bool left = q == text || !isalpha((unsigned char)q[-1]);
-            bool right = q + k == tb || !isalpha((unsigned char)q[k]);
+            /* a level is a word of its own, ended by a separator before the header: "NCCL_DEBUG=INFOTraceback"
+             * is a setting (a name, its value) whose line end a paste lost, not a level */
+            bool left = q == text || (!isalnum((unsigned char)q[-1]) && q[-1] != '_' && q[-1] != '=');
+            if (q + k < tb && q[k] == '=') continue;
+            bool right = q + k < tb && !isalnum((unsigned char)q[k]);
             if (left && right) return true;
         }
     }

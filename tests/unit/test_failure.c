@@ -201,6 +201,12 @@ static void test_not_failures(void **state)
                             "KeyError: 'response'\n"
                             "\n"
                             "[WARNING:swift] There are errors in the dataset, the data will be deleted\n", 0);
+        /* a level is a word of its own: a setting whose line end a paste lost ("...NCCL_DEBUG=INFOTraceback")
+         * logs nothing at INFO, and the traceback under it is the run's failure */
+        expect_findings(rs, "python3 launch.py --extra_envs NCCL_DEBUG=INFOTraceback (most recent call last):\n"
+                            "  File \"train_dist.py\", line 171, in pad_data\n"
+                            "    dist.all_reduce(num_nodes)\n"
+                            "RuntimeError: Socket Timeout\n", 1);
 
         /* TorchDynamo gives up on a frame and runs it eagerly (suppress_errors); the user
          * frame it printed under an earlier timestamp ("from user code:") opens no block
