@@ -337,6 +337,11 @@ static void cut_plain(ldxi_batch *b)
             const char *eol = next_eol(p);
             size_t n = (size_t)(eol - p);
             bool at_esc = esc && esc < eol, at_e2 = e2 && e2 < eol;
+            if (*p == '{' && ldxi_json_log(p, n)) {
+                /* a line of Docker's JSON log: its text may hold an escaped ESC (\u001b) */
+                n = ldxi_unjson(p, n);
+                if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
+            }
             if (at_esc || at_e2) {
                 if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
                 if (at_esc) esc = memchr(eol, 0x1b, (size_t)(end - eol));
@@ -546,6 +551,12 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
             if (c.esc) { /* rare: the line without its escapes and typographic quotes, and
                           * that one's template */
                 n = ldxi_clean_line(p, n, p);
+                c.hash = ldxi_memo_template(p, n, t);
+                c.same = false;
+            }
+            if (*p == '{' && ldxi_json_log(p, n)) { /* rare: a line of Docker's JSON log */
+                n = ldxi_unjson(p, n);
+                if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
                 c.hash = ldxi_memo_template(p, n, t);
                 c.same = false;
             }

@@ -192,7 +192,12 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     if (s->rs->hs && ldxi_batch_line(s, line)) return LDX_OK;
     size_t len = line->len;
     const char *text = line->text;
-    if ((!line->no_esc && memchr(text, 0x1b, len)) || ldxi_typo_quotes(text, len)) {
+    if (len && *text == '{' && ldxi_json_log(text, len)) {
+        memcpy(s->clean, text, len);
+        len = ldxi_unjson(s->clean, len);
+        text = s->clean;
+    }
+    if (((!line->no_esc || text == s->clean) && memchr(text, 0x1b, len)) || ldxi_typo_quotes(text, len)) {
         len = ldxi_clean_line(text, len, s->clean);
         text = s->clean;
     }

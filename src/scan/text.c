@@ -82,6 +82,91 @@ size_t ldxi_clean_line(const char *src, size_t len, char *dst)
     return o;
 }
 
+/* Docker's json-file log driver, and the shippers that keep its shape (Fluent Bit, Vector),
+ * write each line a container printed as one JSON object, the line first:
+ * {"log":"  File \"train.py\", line 3, in <module>\n","stream":"stderr","time":"..."}.
+ * The scan reads the line the program printed: the string unescaped in place (never longer
+ * than its escaped form), its final line end dropped, a line end or carriage return inside
+ * it (a record a shipper joined) read as a space, the object's other fields dropped. */
+#define JSON_LOG "{\"log\":\""
+
+bool ldxi_json_log(const char *p, size_t n)
+{
+    return n > sizeof JSON_LOG - 1 && memcmp(p, JSON_LOG, sizeof JSON_LOG - 1) == 0;
+}
+
+static int hex4(const char *p, const char *end)
+{
+    if (end - p < 4) return -1;
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static size_t put_utf8(char *o, unsigned long c)
+{
+    if (c < 0x80) { o[0] = (char)c; return 1; }
+    if (c < 0x800) { o[0] = (char)(0xc0 | c >> 6); o[1] = (char)(0x80 | (c & 0x3f)); return 2; }
+    if (c < 0x10000) {
+        o[0] = (char)(0xe0 | c >> 12);
+        o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+        o[2] = (char)(0x80 | (c & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | c >> 18);
+    o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+    o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+    o[3] = (char)(0x80 | (c & 0x3f));
+    return 4;
+}
+
+size_t ldxi_unjson(char *p, size_t n)
+{
+    if (!ldxi_json_log(p, n)) return n;
+    const char *s = p + sizeof JSON_LOG - 1, *end = p + n;
+    size_t o = 0, kept = 0; /* kept: the text before the line ends the string ends in */
+    while (s < end && *s != '"') {
+        if (*s != '\\' || end - s < 2) {
+            p[o++] = *s++;
+            kept = o;
+            continue;
+        }
+        char e = s[1];
+        s += 2;
+        if (e == 'n' || e == 'r') {
+            p[o++] = ' ';
+            continue;
+        }
+        if (e == 't') {
+            p[o++] = '\t';
+        } else if (e == 'u') {
+            int u = hex4(s, end);
+            unsigned long c = u < 0 ? '?' : (unsigned long)u;
+            if (u >= 0) s += 4;
+            /* a surrogate pair is one character; one alone is none */
+            if (c >= 0xd800 && c < 0xdc00 && end - s >= 6 && s[0] == '\\' && s[1] == 'u') {
+                int lo = hex4(s + 2, end);
+                if (lo >= 0xdc00 && lo < 0xe000) {
+                    c = 0x10000 + ((c - 0xd800) << 10) + ((unsigned long)lo - 0xdc00);
+                    s += 6;
+                }
+            }
+            if (c >= 0xd800 && c < 0xe000) c = '?';
+            /* 6 escaped bytes (12 for a pair) become at most 3 (4): o stays behind s */
+            o += put_utf8(p + o, c);
+        } else if (e != 'b' && e != 'f') {
+            p[o++] = e; /* \" \\ \/ and anything else as itself */
+        }
+        kept = o;
+    }
+    return kept;
+}
+
 /* A log pasted into an issue reply often comes quoted, "> " before every line (nested:
  * "> > "; a lone ">" for an empty line). Patterns anchored at a line's start must see the
  * line as the program printed it, so the scan reads it without its quote markers. A '>'

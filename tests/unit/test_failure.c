@@ -201,6 +201,11 @@ static void test_not_failures(void **state)
                             "KeyError: 'response'\n"
                             "\n"
                             "[WARNING:swift] There are errors in the dataset, the data will be deleted\n", 0);
+        /* a container's output kept by Docker's json-file driver: the traceback inside the JSON */
+        expect_findings(rs, "{\"log\":\"Traceback (most recent call last):\\n\",\"stream\":\"stderr\",\"time\":\"t\"}\n"
+                            "{\"log\":\"  File \\\"x.py\\\", line 3, in \\u003cmodule\\u003e\\n\",\"stream\":\"stderr\"}\n"
+                            "{\"log\":\"    f()\\n\",\"stream\":\"stderr\",\"time\":\"t\"}\n"
+                            "{\"log\":\"RuntimeError: weird thing happened\\n\",\"stream\":\"stderr\"}\n", 1);
         /* a level is a word of its own: a setting whose line end a paste lost ("...NCCL_DEBUG=INFOTraceback")
          * logs nothing at INFO, and the traceback under it is the run's failure */
         expect_findings(rs, "python3 launch.py --extra_envs NCCL_DEBUG=INFOTraceback (most recent call last):\n"

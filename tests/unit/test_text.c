@@ -53,6 +53,33 @@ static void test_clean(void **state)
     clean("", false, "");
 }
 
+static void unjson(const char *in, const char *want)
+{
+    char buf[256];
+    size_t n = strlen(in);
+    memcpy(buf, in, n);
+    n = ldxi_unjson(buf, n);
+    buf[n] = 0;
+    assert_string_equal(buf, want);
+}
+
+/* Docker's json-file lines read as the line the program printed: escapes undone, the final
+ * line end dropped, the other fields dropped; anything else left alone. */
+static void test_json_log(void **state)
+{
+    (void)state;
+    unjson("{\"log\":\"  File \\\"x.py\\\", line 3, in \\u003cmodule\\u003e\\n\",\"stream\":\"stderr\",\"time\":\"t\"}",
+           "  File \"x.py\", line 3, in <module>");
+    unjson("{\"log\":\"a\\tb\\\\c\\/d\\r\\n\",\"stream\":\"stdout\"}", "a\tb\\c/d");
+    unjson("{\"log\":\"\\u001b[31mERROR\\u001b[0m\\n\"}", "\033[31mERROR\033[0m");
+    unjson("{\"log\":\"caf\\u00e9 \\ud83d\\ude80 \\ud800x\\n\"}", "caf\xc3\xa9 \xf0\x9f\x9a\x80 ?x");
+    unjson("{\"log\":\"one\\ntwo\\n\"}", "one two");
+    unjson("{\"log\":\"cut mid\\", "cut mid\\");
+    unjson("{\"log\":\"\\n\"}", "");
+    unjson("{\"msg\":\"other shape\"}", "{\"msg\":\"other shape\"}");
+    unjson("{\"log\":", "{\"log\":");
+}
+
 static void rank(const char *line, int want)
 {
     int got = ldx_line_rank(line, strlen(line));
@@ -165,6 +192,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ansi),
         cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_json_log),
         cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_display_text),
         cmocka_unit_test(test_quantities),
