@@ -423,39 +423,44 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
         if (ss->has_last) c[m++] = (candidate){.line = ss->last.line, .hit = &ss->last, .sig = k};
     }
     qsort(c, m, sizeof *c, cand_cmp);
+    /* an exit report says only "it failed": the rule's other evidence (the exception an IPython
+     * traceback ends in, below its header) goes first, the report where there is none */
     const candidate *pick = NULL;
-    for (size_t i = 0; i < m && !pick; i++) {
-        if (c[i].hit) {
-            /* a line the reader read as part of a block is its to judge */
-            bool read = false;
-            for (size_t e = 0; e < nev && !read; e++) read = evs[e]->what.line == c[i].line;
-            if (read) continue;
-            /* a hit of a signal the reader stands for (a traceback's header) is read
-             * as the block itself */
-            const char *name = r->info.signals[c[i].sig].name;
-            if (!strcmp(name, "traceback") || !strcmp(name, "frame") ||
-                !strcmp(name, "terminate") || !strcmp(name, "fatal_python"))
-                continue;
-            if (exit_report(r, c[i].sig) && others) continue;
-            /* a crash the log goes on long after, with nothing ending there, was a child's */
-            if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
-            const char *text = c[i].hit->text ? c[i].hit->text : "";
-            if (explained(s, d, rules, n, ui, own_class, c[i].line, text) ||
-                explained_below(d, n, ui, c[i].line, text))
-                continue;
-        } else {
-            const ldxi_fail_event *ev = c[i].ev;
-            if (ev->ignored || ev->chained) continue;
-            /* a traceback cut off before its exception says only "it failed", like an
-             * exit report: its exception may be what another rule found */
-            if (ev->kind == LDXI_FAIL_CUT && others) continue;
-            bool terminal = lines - ev->what.line <= TERMINAL_SPAN || last_end > ev->what.line ||
-                            ev->kind != LDXI_FAIL_EXCEPTION;
-            if (!terminal || explained(s, d, rules, n, ui, own_class, ev->what.line, ev->what.text) ||
-                (ev->detail.line && explained(s, d, rules, n, ui, own_class, ev->detail.line, ev->detail.text)))
-                continue;
+    for (int pass = 0; pass < 2 && !pick; pass++) {
+        for (size_t i = 0; i < m && !pick; i++) {
+            if ((c[i].hit && exit_report(r, c[i].sig)) != (pass == 1)) continue;
+            if (c[i].hit) {
+                /* a line the reader read as part of a block is its to judge */
+                bool read = false;
+                for (size_t e = 0; e < nev && !read; e++) read = evs[e]->what.line == c[i].line;
+                if (read) continue;
+                /* a hit of a signal the reader stands for (a traceback's header) is read
+                 * as the block itself */
+                const char *name = r->info.signals[c[i].sig].name;
+                if (!strcmp(name, "traceback") || !strcmp(name, "frame") ||
+                    !strcmp(name, "terminate") || !strcmp(name, "fatal_python"))
+                    continue;
+                if (exit_report(r, c[i].sig) && others) continue;
+                /* a crash the log goes on long after, with nothing ending there, was a child's */
+                if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
+                const char *text = c[i].hit->text ? c[i].hit->text : "";
+                if (explained(s, d, rules, n, ui, own_class, c[i].line, text) ||
+                    explained_below(d, n, ui, c[i].line, text))
+                    continue;
+            } else {
+                const ldxi_fail_event *ev = c[i].ev;
+                if (ev->ignored || ev->chained) continue;
+                /* a traceback cut off before its exception says only "it failed", like an
+                 * exit report: its exception may be what another rule found */
+                if (ev->kind == LDXI_FAIL_CUT && others) continue;
+                bool terminal = lines - ev->what.line <= TERMINAL_SPAN || last_end > ev->what.line ||
+                                ev->kind != LDXI_FAIL_EXCEPTION;
+                if (!terminal || explained(s, d, rules, n, ui, own_class, ev->what.line, ev->what.text) ||
+                    (ev->detail.line && explained(s, d, rules, n, ui, own_class, ev->detail.line, ev->detail.text)))
+                    continue;
+            }
+            pick = &c[i];
         }
-        pick = &c[i];
     }
     bool keep = pick && describe(s, u, r, pick);
     free(c);

@@ -201,6 +201,19 @@ static void test_not_failures(void **state)
                             "KeyError: 'response'\n"
                             "\n"
                             "[WARNING:swift] There are errors in the dataset, the data will be deleted\n", 0);
+        /* an IPython traceback: the exception it ends in is the evidence, not its header */
+        {
+            ldx_file_report *fr = analyze_text(rs,
+                "---------------------------------------------------------------------------\n"
+                "RuntimeError                              Traceback (most recent call last)\n"
+                "Cell In[3], line 5\n"
+                "----> 5 trainer.fit(model)\n"
+                "\n"
+                "RuntimeError: weird thing happened\n");
+            assert_int_equal(fr->n, 1);
+            assert_int_equal(fr->diagnoses[0].line, 6);
+            ldx_file_report_destroy(fr);
+        }
         /* a container's output kept by Docker's json-file driver: the traceback inside the JSON */
         expect_findings(rs, "{\"log\":\"Traceback (most recent call last):\\n\",\"stream\":\"stderr\",\"time\":\"t\"}\n"
                             "{\"log\":\"  File \\\"x.py\\\", line 3, in \\u003cmodule\\u003e\\n\",\"stream\":\"stderr\"}\n"
