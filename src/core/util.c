@@ -326,6 +326,30 @@ const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
     return NULL;
 }
 
+size_t ldxi_utf8_put(unsigned char *o, uint32_t c)
+{
+    if (c < 0x80) {
+        o[0] = (unsigned char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        o[0] = (unsigned char)(0xc0 | c >> 6);
+        o[1] = (unsigned char)(0x80 | (c & 0x3f));
+        return 2;
+    }
+    if (c < 0x10000) {
+        o[0] = (unsigned char)(0xe0 | c >> 12);
+        o[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+        o[2] = (unsigned char)(0x80 | (c & 0x3f));
+        return 3;
+    }
+    o[0] = (unsigned char)(0xf0 | c >> 18);
+    o[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f));
+    o[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
+    o[3] = (unsigned char)(0x80 | (c & 0x3f));
+    return 4;
+}
+
 size_t ldxi_utf8_seq(const unsigned char *s, size_t n)
 {
     if (s[0] < 0x80) return 1;

@@ -17,6 +17,8 @@ size_t ldxi_edit_distance(const char *a, const char *b);
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if it is invalid:
  * overlong forms, surrogates and code points past U+10FFFF are invalid too. */
 size_t ldxi_utf8_seq(const unsigned char *s, size_t n);
+/* Writes code point c (at most U+10FFFF, no surrogate) as UTF-8 at o: the bytes written, 1 to 4. */
+size_t ldxi_utf8_put(unsigned char *o, uint32_t c);
 /* A name (a file's, an archive member's) as it may be printed anywhere: control bytes
  * (C0, DEL, C1) and bytes that are not UTF-8 become \xHH, so that a name cannot clear a
  * screen, set a title or forge lines, and is valid UTF-8. NULL when out of memory. */

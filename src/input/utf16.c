@@ -3,30 +3,7 @@
  * written for UTF-8 text. The byte order mark is dropped; a lone or reversed
  * surrogate becomes U+FFFD, as does an odd byte at the end. */
 #include "input_int.h"
-
-static size_t put(unsigned char *o, uint32_t c)
-{
-    if (c < 0x80) {
-        o[0] = (unsigned char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (unsigned char)(0xc0 | c >> 6);
-        o[1] = (unsigned char)(0x80 | (c & 0x3f));
-        return 2;
-    }
-    if (c < 0x10000) {
-        o[0] = (unsigned char)(0xe0 | c >> 12);
-        o[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
-        o[2] = (unsigned char)(0x80 | (c & 0x3f));
-        return 3;
-    }
-    o[0] = (unsigned char)(0xf0 | c >> 18);
-    o[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f));
-    o[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
-    o[3] = (unsigned char)(0x80 | (c & 0x3f));
-    return 4;
-}
+#include "../core/util.h"
 
 /* The UTF-8 of one unit (and of a surrogate it ends or leaves alone) into u->out. */
 static void take(ldxi_utf16 *u, uint16_t unit)
@@ -36,17 +13,17 @@ static void take(ldxi_utf16 *u, uint16_t unit)
     if (first && unit == 0xfeff) return; /* the byte order mark */
     if (u->hi) {
         if (unit >= 0xdc00 && unit <= 0xdfff) {
-            u->nout += put(u->out + u->nout,
+            u->nout += ldxi_utf8_put(u->out + u->nout,
                            0x10000 + ((uint32_t)(u->hi - 0xd800) << 10) + (uint32_t)(unit - 0xdc00));
             u->hi = 0;
             return;
         }
-        u->nout += put(u->out + u->nout, 0xfffd);
+        u->nout += ldxi_utf8_put(u->out + u->nout, 0xfffd);
         u->hi = 0;
     }
     if (unit >= 0xd800 && unit <= 0xdbff) u->hi = unit;
-    else if (unit >= 0xdc00 && unit <= 0xdfff) u->nout += put(u->out + u->nout, 0xfffd);
-    else u->nout += put(u->out + u->nout, unit);
+    else if (unit >= 0xdc00 && unit <= 0xdfff) u->nout += ldxi_utf8_put(u->out + u->nout, 0xfffd);
+    else u->nout += ldxi_utf8_put(u->out + u->nout, unit);
 }
 
 void ldxi_utf16_step(ldxi_utf16 *u, const unsigned char *in, size_t ilen, size_t *ipos,
@@ -72,7 +49,7 @@ void ldxi_utf16_step(ldxi_utf16 *u, const unsigned char *in, size_t ilen, size_t
                 u->has_odd = true;
             }
             if (last && i >= ilen && (u->hi || u->has_odd)) { /* the input ends mid-character */
-                u->nout = put(u->out, 0xfffd);
+                u->nout = ldxi_utf8_put(u->out, 0xfffd);
                 u->hi = 0;
                 u->has_odd = false;
                 continue;

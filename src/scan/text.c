@@ -6,6 +6,7 @@
 
 #include "logdx/scan.h"
 #include "scan_int.h"
+#include "../core/util.h"
 
 size_t ldx_strip_ansi(const char *src, size_t len, char *dst)
 {
@@ -108,23 +109,6 @@ static int hex4(const char *p, const char *end)
     return v;
 }
 
-static size_t put_utf8(char *o, unsigned long c)
-{
-    if (c < 0x80) { o[0] = (char)c; return 1; }
-    if (c < 0x800) { o[0] = (char)(0xc0 | c >> 6); o[1] = (char)(0x80 | (c & 0x3f)); return 2; }
-    if (c < 0x10000) {
-        o[0] = (char)(0xe0 | c >> 12);
-        o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-        o[2] = (char)(0x80 | (c & 0x3f));
-        return 3;
-    }
-    o[0] = (char)(0xf0 | c >> 18);
-    o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-    o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-    o[3] = (char)(0x80 | (c & 0x3f));
-    return 4;
-}
-
 size_t ldxi_unjson(char *p, size_t n)
 {
     if (!ldxi_json_log(p, n)) return n;
@@ -158,7 +142,7 @@ size_t ldxi_unjson(char *p, size_t n)
             }
             if (c >= 0xd800 && c < 0xe000) c = '?';
             /* 6 escaped bytes (12 for a pair) become at most 3 (4): o stays behind s */
-            o += put_utf8(p + o, c);
+            o += ldxi_utf8_put((unsigned char *)p + o, (uint32_t)c);
         } else if (e != 'b' && e != 'f') {
             p[o++] = e; /* \" \\ \/ and anything else as itself */
         }
