@@ -338,9 +338,8 @@ static void cut_plain(ldxi_batch *b)
             size_t n = (size_t)(eol - p);
             bool at_esc = esc && esc < eol, at_e2 = e2 && e2 < eol;
             if (*p == '{' && ldxi_json_log(p, n)) {
-                /* a line of Docker's JSON log: its text may hold an escaped ESC (\u001b) */
-                n = ldxi_unjson(p, n);
-                if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
+                /* a record of a JSON log: its text may hold an escaped ESC (\u001b) */
+                n = ldxi_json_line(p, n);
             }
             if (at_esc || at_e2) {
                 if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
@@ -554,9 +553,8 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
                 c.hash = ldxi_memo_template(p, n, t);
                 c.same = false;
             }
-            if (*p == '{' && ldxi_json_log(p, n)) { /* rare: a line of Docker's JSON log */
-                n = ldxi_unjson(p, n);
-                if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
+            if (*p == '{' && ldxi_json_log(p, n)) { /* rare: a record of a JSON log */
+                n = ldxi_json_line(p, n);
                 c.hash = ldxi_memo_template(p, n, t);
                 c.same = false;
             }

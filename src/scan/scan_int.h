@@ -362,10 +362,13 @@ void ldxi_scanner_flush(ldx_scanner *s);
  * the line without them, in place: its new length. */
 size_t ldxi_quote_len(const char *p, size_t n);
 size_t ldxi_unquote(char *p, size_t n);
-/* Whether line p[0..n) is a line of Docker's json-file log ({"log":"...","stream":...}), and
- * the line the program printed, in place (text.c): its new length. */
+/* Whether line p[0..n) is a record of a JSON log (Docker's {"log":"...","stream":...},
+ * journald, Cloud Logging, a structured logger), the line the program printed in place
+ * (text.c): its new length; and that line as the scan reads it, escapes it carried (an
+ * escaped ESC, typographic quotes) cleaned too. */
 bool ldxi_json_log(const char *p, size_t n);
 size_t ldxi_unjson(char *p, size_t n);
+size_t ldxi_json_line(char *p, size_t n);
 /* Whether src[0..len) holds what ldxi_clean_line changes (an ESC, or the first bytes of a
  * typographic quote), and the line as the scan reads it: ANSI escapes removed
  * (ldx_strip_ansi) and typographic quotes (U+2018-201F, U+2032-2033) as ASCII ' and ",

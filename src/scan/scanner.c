@@ -194,10 +194,9 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     const char *text = line->text;
     if (len && *text == '{' && ldxi_json_log(text, len)) {
         memcpy(s->clean, text, len);
-        len = ldxi_unjson(s->clean, len);
+        len = ldxi_json_line(s->clean, len);
         text = s->clean;
-    }
-    if (((!line->no_esc || text == s->clean) && memchr(text, 0x1b, len)) || ldxi_typo_quotes(text, len)) {
+    } else if ((!line->no_esc && memchr(text, 0x1b, len)) || ldxi_typo_quotes(text, len)) {
         len = ldxi_clean_line(text, len, s->clean);
         text = s->clean;
     }

@@ -83,17 +83,76 @@ size_t ldxi_clean_line(const char *src, size_t len, char *dst)
     return o;
 }
 
-/* Docker's json-file log driver, and the shippers that keep its shape (Fluent Bit, Vector),
- * write each line a container printed as one JSON object, the line first:
- * {"log":"  File \"train.py\", line 3, in <module>\n","stream":"stderr","time":"..."}.
- * The scan reads the line the program printed: the string unescaped in place (never longer
- * than its escaped form), its final line end dropped, a line end or carriage return inside
- * it (a record a shipper joined) read as a space, the object's other fields dropped. */
-#define JSON_LOG "{\"log\":\""
+/* A log kept as JSON, one object a line, holds the line the program printed in one string
+ * field: Docker's json-file driver and the shippers that keep its shape (Fluent Bit, Vector)
+ * {"log":"  File \"train.py\", line 3, in <module>\n","stream":"stderr","time":"..."},
+ * journald's export (journalctl -o json) "MESSAGE", Google Cloud Logging's "textPayload",
+ * CloudWatch's and most structured loggers' "message" or "msg", loguru's serialized "text".
+ * The scan reads that string: unescaped in place and moved to the line's start (never longer
+ * than its escaped form), its final line end dropped, a line end or carriage return inside it
+ * (a record a shipper joined) read as a space, the object's other fields dropped. Only a field
+ * of the object itself counts, never one nested inside another value. */
+static const struct {
+    const char *name;
+    size_t len;
+} log_fields[] = {
+    {"log", 3}, {"message", 7}, {"msg", 3}, {"MESSAGE", 7}, {"textPayload", 11}, {"text", 4},
+};
+
+static bool is_log_field(const char *k, size_t n)
+{
+    for (size_t i = 0; i < sizeof log_fields / sizeof *log_fields; i++)
+        if (n == log_fields[i].len && memcmp(k, log_fields[i].name, n) == 0) return true;
+    return false;
+}
+
+/* the end of the JSON string whose opening quote is at s (the closing quote, or end) */
+static const char *string_end(const char *s, const char *end)
+{
+    for (s++; s < end && *s != '"'; s++)
+        if (*s == '\\') s++;
+    return s < end ? s : end;
+}
+
+static const char *skip_space(const char *s, const char *end)
+{
+    while (s < end && (*s == ' ' || *s == '\t')) s++;
+    return s;
+}
+
+/* the offset of the log string's first byte (after its quote), or 0: not a JSON log line */
+static size_t json_log_at(const char *p, size_t n)
+{
+    const char *end = p + n, *s = skip_space(p + 1, end);
+    if (n < 8 || *p != '{' || s >= end || *s != '"') return 0; /* {'loss': ...} is Python's */
+    int depth = 1;
+    bool key = true; /* at depth 1: the next string is a field's name */
+    while (s < end && depth > 0) {
+        char c = *s;
+        if (c == '"') {
+            const char *q = string_end(s, end);
+            if (q >= end) return 0;
+            if (depth == 1 && key) {
+                const char *v = skip_space(q + 1, end);
+                if (v < end && *v == ':') v = skip_space(v + 1, end);
+                if (v < end && *v == '"' && is_log_field(s + 1, (size_t)(q - s - 1)))
+                    return (size_t)(v + 1 - p);
+                key = false;
+            }
+            s = q + 1;
+            continue;
+        }
+        if (c == '{' || c == '[') depth++;
+        else if (c == '}' || c == ']') depth--;
+        else if (c == ',' && depth == 1) key = true;
+        s++;
+    }
+    return 0;
+}
 
 bool ldxi_json_log(const char *p, size_t n)
 {
-    return n > sizeof JSON_LOG - 1 && memcmp(p, JSON_LOG, sizeof JSON_LOG - 1) == 0;
+    return json_log_at(p, n) != 0;
 }
 
 static int hex4(const char *p, const char *end)
@@ -111,8 +170,9 @@ static int hex4(const char *p, const char *end)
 
 size_t ldxi_unjson(char *p, size_t n)
 {
-    if (!ldxi_json_log(p, n)) return n;
-    const char *s = p + sizeof JSON_LOG - 1, *end = p + n;
+    size_t at = json_log_at(p, n);
+    if (!at) return n;
+    const char *s = p + at, *end = p + n;
     size_t o = 0, kept = 0; /* kept: the text before the line ends the string ends in */
     while (s < end && *s != '"') {
         if (*s != '\\' || end - s < 2) {
@@ -149,6 +209,12 @@ size_t ldxi_unjson(char *p, size_t n)
         kept = o;
     }
     return kept;
+}
+
+size_t ldxi_json_line(char *p, size_t n)
+{
+    n = ldxi_unjson(p, n);
+    return ldxi_line_unclean(p, n) ? ldxi_clean_line(p, n, p) : n;
 }
 
 /* A log pasted into an issue reply often comes quoted, "> " before every line (nested:

@@ -63,7 +63,7 @@ static void unjson(const char *in, const char *want)
     assert_string_equal(buf, want);
 }
 
-/* Docker's json-file lines read as the line the program printed: escapes undone, the final
+/* JSON log lines (Docker, journald, Cloud Logging, structured loggers) read as the line the program printed: escapes undone, the final
  * line end dropped, the other fields dropped; anything else left alone. */
 static void test_json_log(void **state)
 {
@@ -76,7 +76,19 @@ static void test_json_log(void **state)
     unjson("{\"log\":\"one\\ntwo\\n\"}", "one two");
     unjson("{\"log\":\"cut mid\\", "cut mid\\");
     unjson("{\"log\":\"\\n\"}", "");
-    unjson("{\"msg\":\"other shape\"}", "{\"msg\":\"other shape\"}");
+    /* the other shapes: the message field anywhere among the object's own fields */
+    unjson("{\"msg\":\"other shape\"}", "other shape");
+    unjson("{\"time\":\"t\",\"stream\":\"stderr\",\"log\":\"late field\\n\"}", "late field");
+    unjson("{ \"insertId\": \"x1\", \"labels\": {\"k\": \"v,\\\"}\"}, \"textPayload\": \"RuntimeError: boom\" }",
+           "RuntimeError: boom");
+    unjson("{\"__CURSOR\":\"s=1\",\"_PID\":\"7\",\"MESSAGE\":\"Killed process 7 (python)\"}",
+           "Killed process 7 (python)");
+    /* not a log record: a nested message, a non-string message, metrics, Python's dict */
+    unjson("{\"jsonPayload\":{\"message\":\"nested\"},\"n\":1}", "{\"jsonPayload\":{\"message\":\"nested\"},\"n\":1}");
+    unjson("{\"message\": 3, \"loss\": 2.5}", "{\"message\": 3, \"loss\": 2.5}");
+    unjson("{\"loss\": 2.31, \"step\": 5}", "{\"loss\": 2.31, \"step\": 5}");
+    unjson("{'log': 'a python dict'}", "{'log': 'a python dict'}");
+    unjson("{\"a\":[\"log\",\"x\"],\"b\":\"c\"}", "{\"a\":[\"log\",\"x\"],\"b\":\"c\"}");
     unjson("{\"log\":", "{\"log\":");
 }
 
