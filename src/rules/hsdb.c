@@ -25,8 +25,10 @@ static const char *const specials[LDXI_HS_NSPECIAL] = {
      * frame, which opens one where the header is missing (Ray's remote errors, a paste):
      * its end, '", line N' (failure.c reads the line; the file name in front, a bounded
      * class, was four fifths of this expression's time); and a web server's access line
-     * answering with 4xx, which makes the exception before it a request's (failure.c) */
-    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|\", line \\d|above exception|WON'T CONVERT |HTTP/[\\d.]+\" 4\\d\\d\\b",
+     * answering with 4xx, which makes the exception before it a request's (failure.c reads
+     * the status: the memo keeps a template's hints from its first line, so the hint must
+     * not depend on digits, or a 400 line after a 200 of its template would be missed) */
+    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|\", line \\d|above exception|WON'T CONVERT |HTTP/[\\d.]+\" \\d\\d\\d\\b",
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)

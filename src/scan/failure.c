@@ -554,14 +554,14 @@ size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, s
     return n;
 }
 
-void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t lineno)
+void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t lineno, bool header)
 {
     size_t n = len < 8192 ? len : 8192;
     f->last_fed = lineno;
     const char *p;
     const char *end = text + n;
     ldxi_fail_block *o;
-    if ((p = find(text, n, TB))) {
+    if (header && (p = find(text, n, TB))) {
         if (flat_traceback(f, text, p, len, n, lineno)) return;
         bool quiet = logged_below_error(text, p);
         if (quiet) f->ignored_line = lineno; /* its frames, unprefixed, open a headless block */
@@ -569,7 +569,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
             o->ev.ignored = quiet || announced_ignored(f, lineno);
         return;
     }
-    if (announces_quiet(text, n)) {
+    if (header && announces_quiet(text, n)) {
         f->ignored_line = lineno;
         return;
     }
@@ -579,7 +579,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
             ev->ignored = true;
         return;
     }
-    if (find(text, n, CHAIN_CONTEXT) || find(text, n, CHAIN_CAUSE)) {
+    if (header && (find(text, n, CHAIN_CONTEXT) || find(text, n, CHAIN_CAUSE))) {
         /* the exception just before is the chain's context, not its end, once the log
          * goes on into the next one (chain_goes_on): a paste cut here ends in it */
         const ldxi_fail_event *ev = latest_event(f);
@@ -589,7 +589,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         }
         return;
     }
-    if ((p = find(text, n, TERMINATE))) {
+    if (header && (p = find(text, n, TERMINATE))) {
         if (!(o = open_header(f, text, p, len, MODE_WHAT, lineno))) return;
         /* the type between the quotes */
         const char *q = p + strlen(TERMINATE), *qe;
@@ -598,7 +598,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         copy_span(o->ev.type, sizeof o->ev.type, q, (size_t)(qe - q));
         return;
     }
-    if ((p = find(text, n, FATAL))) {
+    if (header && (p = find(text, n, FATAL))) {
         if (!(o = open_header(f, text, p, len, MODE_FAULT, lineno))) return;
         const char *q = p + strlen(FATAL);
         copy_span(o->ev.type, sizeof o->ev.type, q, (size_t)(end - q));

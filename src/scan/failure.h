@@ -74,7 +74,11 @@ void ldxi_failure_reset(ldxi_failure *f);
 /* Whether the reader wants a line when no block is open (the plain engine's cheap test;
  * the prefilter's special pattern says the same). */
 bool ldxi_failure_wants(const char *text, size_t len);
-void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t lineno);
+/* header: whether the line may hold a block's first line (a traceback's header, terminate's,
+ * faulthandler's, a chain sentence, a quiet announcement): false when the hint that stands
+ * for their digit-free strings did not fire, so a line followed inside an open block skips
+ * those searches. */
+void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t lineno, bool header);
 /* The events so far in line order, at most max: the first ones, the latest, and the
  * blocks the log ends in (a process that died while printing, a log cut off inside a
  * traceback that has frames). */

@@ -74,10 +74,14 @@ static long num_in(const char *p, const char *end, const char **after)
 static const char *const keys[] = {"time", "host", "rank", "exitcode", "error_file",
                                    "traceback", NULL};
 
-void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t lineno)
+/* A summary cut off (a log that ends inside it, a paste of its top) is not followed for
+ * ever: torchrun writes a key line every one to three lines. */
+enum { SUMMARY_IDLE_LINES = 32 };
+
+void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t lineno, bool header)
 {
     if (n > 4096) return;
-    if (find(s, n, "Root Cause (first observed failure):")) {
+    if (header && find(s, n, "Root Cause (first observed failure):")) {
         memset(&l->info, 0, sizeof l->info);
         l->signame[0] = l->host[0] = l->time[0] = '\0';
         l->info.signame = l->signame;
@@ -88,10 +92,12 @@ void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t line
         l->info.rank = l->info.local_rank = -1;
         l->info.other_failures = l->pending_failures;
         l->state = 2;
+        l->idle = 0;
         return;
     }
-    if (find(s, n, "Failures:") && !find(s, n, "Root Cause")) {
+    if (header && find(s, n, "Failures:") && !find(s, n, "Root Cause")) {
         l->state = 1;
+        l->idle = 0;
         l->pending_failures = 0;
         return;
     }
@@ -100,14 +106,22 @@ void ldxi_launcher_feed(ldxi_launcher *l, const char *s, size_t n, uint64_t line
         l->state = 0;
         return;
     }
+    if (++l->idle > SUMMARY_IDLE_LINES) {
+        l->state = 0;
+        return;
+    }
     if (l->state == 1) {
         /* another failed rank: each entry has its own "rank :" line */
         const char *key, *val;
-        if (key_value(s, n, &key, &val, keys) && !strcmp(key, "rank")) l->pending_failures++;
+        if (key_value(s, n, &key, &val, keys)) {
+            l->idle = 0;
+            if (!strcmp(key, "rank")) l->pending_failures++;
+        }
         return;
     }
     const char *key, *val;
     if (!key_value(s, n, &key, &val, keys)) return;
+    l->idle = 0;
     const char *end = s + n;
     ldx_launcher_info *li = &l->info;
     if (!strcmp(key, "time")) {

@@ -38,11 +38,15 @@ void ldxi_linectx_parse(ldxi_linectx *lc, const char *text, size_t len)
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
                          uint8_t hints)
 {
+    /* a line the reader follows (inside a summary or an open block) without the hint
+     * cannot hold a header: those searches are skipped */
     if (s->launcher.state || (hints & LDXI_HINT_LAUNCHER))
-        ldxi_launcher_feed(&s->launcher, text, len, lineno);
+        ldxi_launcher_feed(&s->launcher, text, len, lineno, (hints & LDXI_HINT_LAUNCHER) != 0);
     if (hints & LDXI_HINT_VERSIONS) ldxi_versions_feed(s, text, len);
+    /* the plain engine's hint (ldxi_failure_wants) reads a line's first 4096 bytes, the
+     * reader 8192 */
     if (s->failure.nopen || (hints & LDXI_HINT_FAILURE))
-        ldxi_failure_feed(&s->failure, text, len, lineno);
+        ldxi_failure_feed(&s->failure, text, len, lineno, (hints & LDXI_HINT_FAILURE) != 0 || len > 4096);
 }
 
 uint8_t ldxi_scan_hints(const char *text, size_t len)
