@@ -1,4 +1,5 @@
 /* logdx rules list | show ID | lint [PATH...] | test [PATH...] */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,23 @@ static size_t signal_literal(const ldx_ruleset *rs, size_t rule, size_t k, bool 
     return lit;
 }
 
+/* Whether a pattern has "\\b\\w*" (or a leading "\\w*") before a word character or a group
+ * that starts with one: the same lines match without it (going back over word characters
+ * always reaches a word start), but PCRE2 then tries every word start of the line and
+ * backtracks the \\w* from each. */
+static bool word_prefix_before_literal(const char *p)
+{
+    for (const char *q = p; (q = strstr(q, "\\w*")) != NULL; q += 3) {
+        bool lead = q == p || (q >= p + 2 && !strncmp(q - 2, "\\b", 2) &&
+                               (q - 2 == p || q[-3] == '|' || q[-3] == '(' || q[-3] == ':'));
+        if (!lead) continue;
+        const char *n = q + 3;
+        while (!strncmp(n, "(?:", 3)) n += 3;
+        if (isalpha((unsigned char)*n) || *n == '_') return true;
+    }
+    return false;
+}
+
 /* --perf: patterns that make the prefilter slow; returns how many. */
 static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
 {
@@ -231,6 +249,14 @@ static size_t perf_checks(const ldx_ruleset *rs, const cli_opts *o)
                         "KiB) one search runs out of PCRE2's limits: bound the gaps (.{0,2000} "
                         "rather than .* around a lookahead over the line) or start the pattern "
                         "on a fixed string\n",
+                        r->path, si->line, si->col, r->id, si->name);
+            }
+            if (word_prefix_before_literal(si->pattern)) {
+                found++;
+                fprintf(stderr,
+                        "logdx: %s:%u:%u: warning: rule '%s', signal '%s': '\\b\\w*' before a word: "
+                        "the same lines match without it, and PCRE2 tries it from every word start "
+                        "of a line; drop it\n",
                         r->path, si->line, si->col, r->id, si->name);
             }
             unsigned ex_line;
