@@ -313,38 +313,9 @@ size_t ldxi_text_line(const char *p, const char **next)
     return len;
 }
 
-/* The first occurrence of k[0..kl) in s[0..n). With SSE2, 16 candidate places at a time:
- * a place is compared only where both the needle's first and last bytes stand where they
- * must (the structure readers' needles start with common letters, on which a memchr for
- * the first byte alone stopped every few bytes); -DLDX_NO_SIMD builds the plain loop. */
-#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
-#include <emmintrin.h>
-const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
+/* the plain search: memchr for the first byte, then the rest compared */
+static const char *memmem_plain(const char *s, size_t n, const char *k, size_t kl)
 {
-    if (!kl) return s;
-    if (kl > n) return NULL;
-    if (kl == 1) return memchr(s, k[0], n);
-    const __m128i f = _mm_set1_epi8(k[0]), l = _mm_set1_epi8(k[kl - 1]);
-    size_t last = n - kl; /* the last place a match can start */
-    size_t i = 0;
-    for (; i + 16 <= last + 1; i += 16) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + kl - 1));
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, f), _mm_cmpeq_epi8(b, l)));
-        while (m) {
-            unsigned j = (unsigned)__builtin_ctz(m);
-            if (!memcmp(s + i + j + 1, k + 1, kl - 2)) return s + i + j;
-            m &= m - 1;
-        }
-    }
-    for (; i <= last; i++)
-        if (s[i] == k[0] && s[i + kl - 1] == k[kl - 1] && !memcmp(s + i + 1, k + 1, kl - 2)) return s + i;
-    return NULL;
-}
-#else
-const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
-{
-    if (!kl) return s;
     const char *end = s + n;
     while ((size_t)(end - s) >= kl) {
         const char *q = memchr(s, k[0], (size_t)(end - s) - kl + 1);
@@ -354,7 +325,36 @@ const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
     }
     return NULL;
 }
+
+#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
+#include <emmintrin.h>
 #endif
+
+/* The first occurrence of k[0..kl) in s[0..n). With SSE2, 16 candidate places at a time:
+ * a place is compared only where both the needle's first and last bytes stand where they
+ * must (the structure readers' needles start with common letters, on which a memchr for
+ * the first byte alone stopped every few bytes); -DLDX_NO_SIMD builds the plain loop. */
+const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
+{
+    if (!kl) return s;
+    if (kl > n) return NULL;
+    size_t i = 0;
+#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
+    if (kl > 1) {
+        const __m128i f = _mm_set1_epi8(k[0]), l = _mm_set1_epi8(k[kl - 1]);
+        for (; i + 16 <= n - kl + 1; i += 16) { /* n - kl: the last place a match can start */
+            __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(s + i + kl - 1));
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, f), _mm_cmpeq_epi8(b, l)));
+            for (; m; m &= m - 1) {
+                unsigned j = (unsigned)__builtin_ctz(m);
+                if (!memcmp(s + i + j + 1, k + 1, kl - 2)) return s + i + j;
+            }
+        }
+    }
+#endif
+    return memmem_plain(s + i, n - i, k, kl); /* the places the blocks left, or all */
+}
 
 size_t ldxi_utf8_put(unsigned char *o, uint32_t c)
 {

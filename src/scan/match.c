@@ -337,10 +337,9 @@ static void cut_plain(ldxi_batch *b)
             const char *eol = next_eol(p);
             size_t n = (size_t)(eol - p);
             bool at_esc = esc && esc < eol, at_e2 = e2 && e2 < eol;
-            if (*p == '{' && ldxi_json_log(p, n)) {
-                /* a record of a JSON log: its text may hold an escaped ESC (\u001b) */
-                n = ldxi_json_line(p, n);
-            }
+            size_t at = *p == '{' ? ldxi_json_log(p, n) : 0;
+            if (at) /* a record of a JSON log: its text may hold an escaped ESC (\u001b) */
+                n = ldxi_json_line(p, n, at);
             if (at_esc || at_e2) {
                 if (ldxi_line_unclean(p, n)) n = ldxi_clean_line(p, n, p);
                 if (at_esc) esc = memchr(eol, 0x1b, (size_t)(end - eol));
@@ -553,8 +552,9 @@ static bool cut_lines(ldxi_batch *b, ldxi_worker *w)
                 c.hash = ldxi_memo_template(p, n, t);
                 c.same = false;
             }
-            if (*p == '{' && ldxi_json_log(p, n)) { /* rare: a record of a JSON log */
-                n = ldxi_json_line(p, n);
+            size_t at = *p == '{' ? ldxi_json_log(p, n) : 0;
+            if (at) { /* rare: a record of a JSON log */
+                n = ldxi_json_line(p, n, at);
                 c.hash = ldxi_memo_template(p, n, t);
                 c.same = false;
             }

@@ -362,13 +362,14 @@ void ldxi_scanner_flush(ldx_scanner *s);
  * the line without them, in place: its new length. */
 size_t ldxi_quote_len(const char *p, size_t n);
 size_t ldxi_unquote(char *p, size_t n);
-/* Whether line p[0..n) is a record of a JSON log (Docker's {"log":"...","stream":...},
- * journald, Cloud Logging, a structured logger), the line the program printed in place
- * (text.c): its new length; and that line as the scan reads it, escapes it carried (an
- * escaped ESC, typographic quotes) cleaned too. */
-bool ldxi_json_log(const char *p, size_t n);
-size_t ldxi_unjson(char *p, size_t n);
-size_t ldxi_json_line(char *p, size_t n);
+/* Where the message string of line p[0..n) starts when the line is a record of a JSON log
+ * (Docker's {"log":"...","stream":...}, journald, Cloud Logging, a structured logger), 0
+ * when it is not (text.c); with that offset, the line the program printed, in place: its
+ * new length; and that line as the scan reads it, escapes it carried (an escaped ESC,
+ * typographic quotes) cleaned too. The record is read once, by ldxi_json_log. */
+size_t ldxi_json_log(const char *p, size_t n);
+size_t ldxi_unjson(char *p, size_t n, size_t at);
+size_t ldxi_json_line(char *p, size_t n, size_t at);
 /* Whether src[0..len) holds what ldxi_clean_line changes (an ESC, or the first bytes of a
  * typographic quote), and the line as the scan reads it: ANSI escapes removed
  * (ldx_strip_ansi) and typographic quotes (U+2018-201F, U+2032-2033) as ASCII ' and ",

@@ -192,9 +192,10 @@ ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
     if (s->rs->hs && ldxi_batch_line(s, line)) return LDX_OK;
     size_t len = line->len;
     const char *text = line->text;
-    if (len && *text == '{' && ldxi_json_log(text, len)) {
+    size_t at = len && *text == '{' ? ldxi_json_log(text, len) : 0;
+    if (at) {
         memcpy(s->clean, text, len);
-        len = ldxi_json_line(s->clean, len);
+        len = ldxi_json_line(s->clean, len, at);
         text = s->clean;
     } else if ((!line->no_esc && memchr(text, 0x1b, len)) || ldxi_typo_quotes(text, len)) {
         len = ldxi_clean_line(text, len, s->clean);

@@ -150,9 +150,9 @@ static size_t json_log_at(const char *p, size_t n)
     return 0;
 }
 
-bool ldxi_json_log(const char *p, size_t n)
+size_t ldxi_json_log(const char *p, size_t n)
 {
-    return json_log_at(p, n) != 0;
+    return json_log_at(p, n);
 }
 
 static int hex4(const char *p, const char *end)
@@ -168,10 +168,8 @@ static int hex4(const char *p, const char *end)
     return v;
 }
 
-size_t ldxi_unjson(char *p, size_t n)
+size_t ldxi_unjson(char *p, size_t n, size_t at)
 {
-    size_t at = json_log_at(p, n);
-    if (!at) return n;
     const char *s = p + at, *end = p + n;
     size_t o = 0, kept = 0; /* kept: the text before the line ends the string ends in */
     while (s < end && *s != '"') {
@@ -211,9 +209,9 @@ size_t ldxi_unjson(char *p, size_t n)
     return kept;
 }
 
-size_t ldxi_json_line(char *p, size_t n)
+size_t ldxi_json_line(char *p, size_t n, size_t at)
 {
-    n = ldxi_unjson(p, n);
+    n = ldxi_unjson(p, n, at);
     return ldxi_line_unclean(p, n) ? ldxi_clean_line(p, n, p) : n;
 }
 

@@ -58,7 +58,8 @@ static void unjson(const char *in, const char *want)
     char buf[256];
     size_t n = strlen(in);
     memcpy(buf, in, n);
-    n = ldxi_unjson(buf, n);
+    size_t at = ldxi_json_log(buf, n);
+    if (at) n = ldxi_unjson(buf, n, at);
     buf[n] = 0;
     assert_string_equal(buf, want);
 }
