@@ -608,21 +608,28 @@ static char *launcher_note(const ldx_file_report *fr)
     return NULL;
 }
 
-/* Does a symptom line of specific diagnosis s (not one of a tail signal) stand among
- * d's evidence? Then the specific rule explains that line better than a concept rule
- * can. */
-static bool shares_symptom_line(const ldx_diagnosis *s, const ldx_diagnosis *d)
+/* Whether evidence e of diagnosis d was found by a symptom of its rule (not by a context
+ * signal, nor by a tail signal: those say where the symptoms stand or how the log ends,
+ * not what the lines mean). */
+static bool symptom_evidence(const ldx_diagnosis *d, const ldx_evidence *e)
+{
+    for (size_t k = 0; k < d->rule->nsignals; k++)
+        if (d->rule->signals[k].name == e->signal)
+            return d->rule->signals[k].role == LDX_SIGNAL_SYMPTOM && !d->rule->signals[k].tail;
+    return false;
+}
+
+/* Does a symptom line of specific diagnosis s stand among d's evidence (only among the
+ * lines d's own symptoms found, when symptoms_only)? Then the specific rule explains that
+ * line better than a concept rule can. */
+static bool shares_symptom_line(const ldx_diagnosis *s, const ldx_diagnosis *d, bool symptoms_only)
 {
     for (size_t i = 0; i < s->nevidence; i++) {
         const ldx_evidence *e = &s->evidence[i];
-        /* a tail signal says how the log ends, not what its lines mean */
-        bool symptom = false;
-        for (size_t k = 0; k < s->rule->nsignals && !symptom; k++)
-            symptom = s->rule->signals[k].name == e->signal &&
-                      s->rule->signals[k].role == LDX_SIGNAL_SYMPTOM && !s->rule->signals[k].tail;
-        if (!symptom) continue;
+        if (!symptom_evidence(s, e)) continue;
         for (size_t j = 0; j < d->nevidence; j++)
-            if (d->evidence[j].line == e->line) return true;
+            if (d->evidence[j].line == e->line && (!symptoms_only || symptom_evidence(d, &d->evidence[j])))
+                return true;
     }
     return false;
 }
@@ -644,8 +651,11 @@ static size_t drop_marked(ldx_diagnosis *d, const ldxi_rule **rules, size_t n, c
 }
 
 /* Concept rules give way to specific ones: a concept diagnosis is dropped when a
- * specific rule of its class fired or explains one of its lines; one that stays has a
- * lower confidence and ranks below specific diagnoses of its severity. */
+ * specific rule of its class fired or explains one of its lines: one of its symptom
+ * lines, or a line it reads for context unless that rule names the concept's finding as
+ * its cause (the loss dicts a collapsing loss scale reads are a zero loss's symptoms,
+ * and the zero loss follows from the collapse). One that stays has a lower confidence
+ * and ranks below specific diagnoses of its severity. */
 static size_t give_way(ldx_diagnosis *d, const ldxi_rule **rules, size_t n)
 {
     bool *drop = calloc(n ? n : 1, sizeof(bool));
@@ -656,7 +666,9 @@ static size_t give_way(ldx_diagnosis *d, const ldxi_rule **rules, size_t n)
             drop[i] = d[j].rule->level == LDX_LEVEL_SPECIFIC &&
                       strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED) != 0 && /* the fallback */
                       (!strcmp(d[j].rule->klass, d[i].rule->klass) ||
-                       shares_symptom_line(&d[j], &d[i]));
+                       shares_symptom_line(&d[j], &d[i], true) ||
+                       (shares_symptom_line(&d[j], &d[i], false) &&
+                        !cause_allowed(rules[j], rules[i], &d[i], &d[j], NULL)));
         if (!drop[i]) {
             d[i].confidence = fmax(0.05, round(d[i].confidence * 85.0) / 100.0);
             d[i].score -= 0.06;

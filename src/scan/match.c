@@ -481,15 +481,20 @@ static bool by_collapsed(const ldx_scanner *s, ldxi_worker *w, const char *t, si
         uint64_t ch = ldxi_memo_template(w->ctext, m, w->ctext);
         bool cfresh;
         uint32_t x = ldxi_memo_lookup(&w->cmemo, w->ctext, m, ch, &cfresh, &cquiet);
-        if (x != LDXI_MEMO_NONE) {
-            ldxi_memo_entry *ce = &w->cmemo.ent[x];
-            if (cfresh) {
+        ldxi_memo_entry *ce = x != LDXI_MEMO_NONE ? &w->cmemo.ent[x] : NULL;
+        if (ce && cfresh) {
+            /* its first line goes to the batch's prefilter like any new line, and the
+             * entry is filled when a second line has it: on a log where collapsed
+             * templates never come back (an id on every line) scanning the collapsed
+             * databases for each would be work for none */
+            ce->misses++;
+            *cnew = true;
+        } else if (ce) {
+            if (ce->state == LDXI_MEMO_PENDING) {
                 if (!collapsed_fill(s, w, x, w->ctext, m)) return false;
                 cquiet = !ce->nitems && !ce->hints;
-                *cnew = true;
-            } else if (!ce->refined) {
-                collapsed_refine(s, w, ce, w->ctext, m);
             }
+            if (!ce->refined && !cquiet) collapsed_refine(s, w, ce, w->ctext, m);
             *cx = x;
             if (ce->misses >= LDXI_MEMO_EXACT_TRIES) {
                 *memo = LDXI_MEMO_NONE;
