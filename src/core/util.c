@@ -399,6 +399,31 @@ size_t ldxi_utf8_seq(const unsigned char *s, size_t n)
     return k;
 }
 
+/* The lead byte's sequence length for a lead of a multi-byte character, else 0. */
+static size_t utf8_lead_len(unsigned char c)
+{
+    return c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+}
+
+size_t ldxi_utf8_clip(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    size_t o = 0, i = 0;
+    while (p[i]) {
+        size_t need = utf8_lead_len(p[i]), k = 1;
+        while (need && k < need && (p[i + k] & 0xc0) == 0x80) k++;
+        if (need && k < need) { /* a character cut short: its bytes go */
+            i += k;
+            continue;
+        }
+        memmove(p + o, p + i, k);
+        o += k;
+        i += k;
+    }
+    p[o] = 0;
+    return o;
+}
+
 int ldx_parse_size(const char *s, uint64_t *out)
 {
     double v;

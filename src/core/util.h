@@ -17,6 +17,10 @@ size_t ldxi_edit_distance(const char *a, const char *b);
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if it is invalid:
  * overlong forms, surrogates and code points past U+10FFFF are invalid too. */
 size_t ldxi_utf8_seq(const unsigned char *s, size_t n);
+/* Drops, in place, the bytes of characters cut short (a lead byte of a multi-byte
+ * character followed by fewer continuation bytes than it needs), which "%.60s" leaves
+ * when it cuts inside a character; other bytes stay as they are. The new length. */
+size_t ldxi_utf8_clip(char *s);
 /* Writes code point c (at most U+10FFFF, no surrogate) as UTF-8 at o: the bytes written, 1 to 4. */
 size_t ldxi_utf8_put(unsigned char *o, uint32_t c);
 /* A name (a file's, an archive member's) as it may be printed anywhere: control bytes

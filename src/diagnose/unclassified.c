@@ -227,8 +227,9 @@ static const char *past_compose_prefix(const char *t)
 }
 
 /* The failure in the log's words: the line from the exception's type (or, for a line of
- * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length. */
-static char *headline_of(const candidate *c)
+ * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length
+ * (headline_of: and not inside a character). */
+static char *headline_cut(const candidate *c)
 {
     const char *t = c->ev ? c->ev->what.text : c->hit->text ? c->hit->text : "";
     if (c->ev && c->ev->kind == LDXI_FAIL_EXCEPTION && c->ev->type[0]) {
@@ -293,6 +294,13 @@ static char *headline_of(const candidate *c)
         }
     }
     return ldxi_asprintf("%.160s", t);
+}
+
+static char *headline_of(const candidate *c)
+{
+    char *h = headline_cut(c);
+    if (h) ldxi_utf8_clip(h);
+    return h;
 }
 
 /* A block's line that names a code (a context signal with a table lookup: "CUDA error:

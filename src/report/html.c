@@ -285,7 +285,7 @@ static void diagnosis(html_state *s, ldx_buf *b, size_t file, const ldx_file_rep
     badge(s, b, d);
     put(s, b, " ");
     char title[512];
-    esc(s, b, ldx_diagnosis_title(d, title, sizeof title));
+    esc_bytes(s, b, ldx_diagnosis_title(d, title, sizeof title));
     put(s, b, "</h3><p class=\"meta\"><code>");
     esc(s, b, ri->klass);
     put(s, b, "</code> · <code>");
@@ -362,7 +362,7 @@ static ldx_status h_file(ldx_report *r, const ldx_file_report *fr)
         esc(s, row, top->rule->klass);
         putf(s, row, "</code><br><a href=\"#f%zu-d1\">", f);
         char title[512];
-        esc(s, row, ldx_diagnosis_title(top, title, sizeof title));
+        esc_bytes(s, row, ldx_diagnosis_title(top, title, sizeof title));
         put(s, row, "</a></td>");
         if (top->rank >= 0) putf(s, row, "<td class=\"num\">%d</td>", top->rank);
         else put(s, row, "<td class=\"num muted\">&ndash;</td>");

@@ -63,13 +63,20 @@ static cJSON *rank_item(int rank)
     return rank >= 0 ? cJSON_CreateNumber(rank) : cJSON_CreateNull();
 }
 
+/* JSON is UTF-8 (RFC 8259), and a log's bytes need not be: a binary line, or a message
+ * cut to a headline's length inside a character. cJSON escapes control bytes and passes
+ * the others through, so the printed text is made valid once, here, for every JSON
+ * reporter (json, jsonl, sarif): a byte that starts no valid sequence becomes U+FFFD. */
 ldx_status ldxi_json_print(FILE *fp, const cJSON *doc, bool pretty)
 {
     char *text = pretty ? cJSON_Print(doc) : cJSON_PrintUnformatted(doc);
     if (!text) return LDX_ENOMEM;
-    fputs(text, fp);
-    fputc('\n', fp);
+    char *u = ldxi_report_utf8(text);
     cJSON_free(text);
+    if (!u) return LDX_ENOMEM;
+    fputs(u, fp);
+    fputc('\n', fp);
+    free(u);
     return LDX_OK;
 }
 

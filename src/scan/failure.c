@@ -125,10 +125,18 @@ bool ldxi_failure_wants(const char *text, size_t len)
            answers_4xx(text, n) || ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
 }
 
+/* A line kept as evidence: cut at a character's start where it is too long, and its
+ * control bytes (a NUL of binary junk among them, which would end the text early) as
+ * spaces. */
 static void keep_line(ldxi_fail_line *l, const char *text, size_t len, uint64_t lineno)
 {
     size_t n = len < sizeof l->text - 1 ? len : sizeof l->text - 1;
-    memcpy(l->text, text, n);
+    if (n < len)
+        while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80) n--;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        l->text[i] = (c < 0x20 && c != '\t') || c == 0x7f ? ' ' : (char)c;
+    }
     l->text[n] = '\0';
     l->line = lineno;
 }

@@ -62,11 +62,37 @@ static void test_memmem_random(void **state)
     }
 }
 
+/* A character cut short goes, whole characters and stray bytes stay. */
+static void test_utf8_clip(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } c[] = {
+        {"plain", "plain"},
+        {"ge\xc3\xb6" "ffnet", "ge\xc3\xb6" "ffnet"},
+        {"ge\xc3", "ge"},                         /* cut after the lead */
+        {"a\xe2\x80", "a"},                      /* three bytes, two there */
+        {"\xf0\x9f\x98: x", ": x"},              /* four, three there, inside the text */
+        {"\xe2\x80\x94 ok \xc3", "\xe2\x80\x94 ok "},
+        {"\xff\xfe raw", "\xff\xfe raw"},        /* not a lead: not this function's to judge */
+        {"\x80 lone", "\x80 lone"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char buf[64];
+        strcpy(buf, c[i].in);
+        size_t n = ldxi_utf8_clip(buf);
+        assert_string_equal(buf, c[i].out);
+        assert_int_equal(n, strlen(c[i].out));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_memmem_cases),
         cmocka_unit_test(test_memmem_random),
+        cmocka_unit_test(test_utf8_clip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
