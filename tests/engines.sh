@@ -4,7 +4,8 @@
 # Each signal's match count (`rules profile`) and the diagnoses must be identical on a
 # generated training log (bench/gen_log.c: thousands of lines of many kinds in one
 # batch, where one pattern can disturb another inside Vectorscan), on the real-log
-# corpus as one input, and on the small logs in tests/engines/. test_engines compares diagnoses log by log and example by example.
+# corpus as one input, and on the small logs in tests/engines/; and the gate in front of PCRE2
+# turns away no line a pattern matches. test_engines compares diagnoses log by log and example by example.
 #
 #   engines.sh LOGDX GEN_LOG
 set -u
@@ -54,5 +55,12 @@ for log in $inputs; do
     say "$name: diagnoses differ:"
     diff "$tmp/fast.json" "$tmp/plain.json" | head -n 20
   }
+  # the gate in front of PCRE2 (rules/required.c) turns away no line a pattern matches:
+  # with every signal run on every line, each line it turns away is matched all the same
+  # (LOGDX_GATE_CHECK aborts on a match there), and the diagnoses are PCRE2 alone's
+  LOGDX_ENGINE=pcre2 LOGDX_GATE_CHECK=1 "$logdx" --fail-on never -f json "$log" >"$tmp/gate.json" 2>"$tmp/gate.err" ||
+    say "$name: gate check failed: $(head -c 400 "$tmp/gate.err")"
+  LOGDX_ENGINE=pcre2 LOGDX_NO_GATE=1 "$logdx" --fail-on never -f json "$log" >"$tmp/nogate.json" 2>&1
+  cmp -s "$tmp/gate.json" "$tmp/nogate.json" || say "$name: diagnoses differ with the gate off"
 done
 exit $fail

@@ -356,6 +356,44 @@ const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl)
     return memmem_plain(s + i, n - i, k, kl); /* the places the blocks left, or all */
 }
 
+static inline unsigned char fold_ascii(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0x20 : c; }
+
+static bool same_ci(const char *a, const char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fold_ascii((unsigned char)a[i]) != fold_ascii((unsigned char)b[i])) return false;
+    return true;
+}
+
+/* The same search with ASCII letters folded. The SIMD blocks compare every byte with 0x20
+ * set, which folds letters and lets a few other bytes through (a place is then compared
+ * whole, letters folded and nothing else). */
+const char *ldxi_memcasemem(const char *s, size_t n, const char *k, size_t kl)
+{
+    if (!kl) return s;
+    if (kl > n) return NULL;
+    size_t i = 0;
+#if defined(__SSE2__) && !defined(LDX_NO_SIMD)
+    if (kl > 1) {
+        const __m128i up = _mm_set1_epi8(0x20);
+        const __m128i f = _mm_set1_epi8((char)(k[0] | 0x20)), l = _mm_set1_epi8((char)(k[kl - 1] | 0x20));
+        for (; i + 16 <= n - kl + 1; i += 16) {
+            __m128i a = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i)), up);
+            __m128i b = _mm_or_si128(_mm_loadu_si128((const __m128i *)(const void *)(s + i + kl - 1)), up);
+            unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(a, f), _mm_cmpeq_epi8(b, l)));
+            for (; m; m &= m - 1) {
+                unsigned j = (unsigned)__builtin_ctz(m);
+                if (same_ci(s + i + j, k, kl)) return s + i + j;
+            }
+        }
+    }
+#endif
+    unsigned char c0 = fold_ascii((unsigned char)k[0]);
+    for (; i + kl <= n; i++)
+        if (fold_ascii((unsigned char)s[i]) == c0 && same_ci(s + i, k, kl)) return s + i;
+    return NULL;
+}
+
 size_t ldxi_utf8_put(unsigned char *o, uint32_t c)
 {
     if (c < 0x80) {

@@ -36,6 +36,8 @@ static inline size_t ldxi_trimmed_len(const char *s, size_t n)
 }
 /* The first k (of kl bytes) in s[0, n), which need not be NUL-terminated; NULL: none. */
 const char *ldxi_memmem(const char *s, size_t n, const char *k, size_t kl);
+/* The same with ASCII letters matched in either case. */
+const char *ldxi_memcasemem(const char *s, size_t n, const char *k, size_t kl);
 /* The line at p in NUL-terminated text (a rule's example): its length, and in *next
  * where the next one starts, past "\n", "\r" or "\r\n" as the reader cuts lines. */
 size_t ldxi_text_line(const char *p, const char **next);

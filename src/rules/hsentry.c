@@ -40,28 +40,10 @@ char *ldxi_hsentry_form(const char *pattern)
  * training log. */
 #define LITERAL_ENTRY_MIN 6
 
-static unsigned char fold(unsigned char c) { return c >= 'A' && c <= 'Z' ? c | 0x20 : c; }
-
-/* Whether line[0..len) holds s[0..n), ASCII letters folded when ci. It runs for every
- * pattern on every example line: memchr finds the places to compare. */
+/* Whether line[0..len) holds s[0..n), ASCII letters folded when ci. */
 static bool has_string(const char *line, size_t len, const char *s, size_t n, bool ci)
 {
-    if (!ci) return ldxi_memmem(line, len, s, n) != NULL;
-    if (!n || n > len) return false;
-    unsigned char c = (unsigned char)s[0], other = c;
-    if (fold(c) != c) other = fold(c);
-    else if (c >= 'a' && c <= 'z') other = (unsigned char)(c - 32);
-    const char *end = line + len - n + 1; /* where a match can start, at most */
-    for (const char *p = line; p < end; p++) {
-        const char *a = memchr(p, c, (size_t)(end - p));
-        const char *b = other != c ? memchr(p, other, (size_t)(a ? a - p : end - p)) : NULL;
-        p = b ? b : a;
-        if (!p) return false;
-        size_t k = 1;
-        while (k < n && fold((unsigned char)p[k]) == fold((unsigned char)s[k])) k++;
-        if (k == n) return true;
-    }
-    return false;
+    return (ci ? ldxi_memcasemem(line, len, s, n) : ldxi_memmem(line, len, s, n)) != NULL;
 }
 
 /* Whether the strings filter as well as the pattern on the evidence at hand: no line of

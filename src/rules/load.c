@@ -295,6 +295,19 @@ pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
     return sc->code;
 }
 
+void ldxi_sig_gate(const ldxi_sigc *sc)
+{
+    pthread_mutex_lock(&code_lock);
+    ldxi_sigc *w = (ldxi_sigc *)sc;
+    if (!w->gated) {
+        ldxi_req *r = getenv("LOGDX_NO_GATE") ? NULL
+                                              : ldxi_required_literals(w->pattern, (w->options & PCRE2_CASELESS) != 0);
+        __atomic_store_n(&w->req, r, __ATOMIC_RELEASE);
+        __atomic_store_n(&w->gated, true, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&code_lock);
+}
+
 /* How many copies of its smallest part counted repeats make of a pattern: PCRE2 compiles
  * x{1000} as a thousand x's, so (a{1000}){1000} is a million nodes and took most of a
  * minute to compile, JIT and prefilter. The product of the counted bounds that nest (an
@@ -1033,8 +1046,10 @@ ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin
 void ldxi_rule_free(ldxi_rule *r)
 {
     if (!r) return;
-    for (size_t i = 0; r->sigs && i < r->info.nsignals; i++)
+    for (size_t i = 0; r->sigs && i < r->info.nsignals; i++) {
         if (r->sigs[i].code) pcre2_code_free(r->sigs[i].code);
+        free(r->sigs[i].req);
+    }
     free(r);
 }
 

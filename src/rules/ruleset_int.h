@@ -10,6 +10,28 @@
 #include "cond.h"
 #include "../core/version.h"
 
+/* The fixed strings every match of a pattern contains (required.c): sets of which each
+ * must have a member on a line for PCRE2 to be worth running on it. */
+#define LDXI_REQ_SETS 3
+#define LDXI_REQ_ALTS 8
+#define LDXI_REQ_MAX 24 /* longer strings are cut: a required string's prefix is required */
+typedef struct {
+    uint8_t n;
+    uint8_t len[LDXI_REQ_ALTS];
+    char s[LDXI_REQ_ALTS][LDXI_REQ_MAX];
+} ldxi_reqset;
+typedef struct {
+    uint8_t nsets;
+    bool ci; /* ASCII letters in either case */
+    ldxi_reqset set[LDXI_REQ_SETS];
+} ldxi_req;
+/* The gate for a pattern (caseless: compiled with PCRE2_CASELESS), or NULL when it has
+ * none worth keeping or cannot be read exactly. */
+ldxi_req *ldxi_required_literals(const char *pattern, bool caseless);
+#define LDXI_GATE_AFTER 32
+/* Whether text[0..len) holds a member of each of r's sets. */
+bool ldxi_req_pass(const ldxi_req *r, const char *text, size_t len);
+
 typedef struct ldxi_sigc_s {
     /* Compiled and JIT-compiled on first use (ldxi_sig_code): most patterns of a large
      * rule set never reach PCRE2 behind the prefilter. User rules are compiled at load,
@@ -17,6 +39,11 @@ typedef struct ldxi_sigc_s {
     pcre2_code *code;
     int ready;             /* code compiled and JIT-compiled: set once, under a lock */
     bool jit;              /* the JIT took it (pcre2_jit_match can run it) */
+    ldxi_req *req;         /* the gate in front of it (NULL: none yet, or none), made once
+                            * PCRE2 has turned down LDXI_GATE_AFTER lines (ldxi_sig_gate):
+                            * a pattern that rarely runs for nothing is not worth a walk */
+    uint32_t misses;       /* lines PCRE2 turned down, counted up to LDXI_GATE_AFTER */
+    bool gated;            /* req made (under the code lock) */
     bool backref;          /* it has back references: matched on a line's first
                             * LDXI_BACKREF_SUBJECT bytes (ldxi_sig_subject) */
     const char *pattern;
@@ -42,6 +69,8 @@ enum { LDXI_NUM_READ = 1, LDXI_NUM_JUMP = 2 };
 /* The signal's compiled pattern, ready to match (NULL if it does not compile).
  * Thread-safe. */
 pcre2_code *ldxi_sig_code(const ldxi_sigc *sc);
+/* Makes sc's gate (once, thread-safe; sc->req is then read with an acquire load). */
+void ldxi_sig_gate(const ldxi_sigc *sc);
 /* A back reference makes each step of a match compare text, so its cost grows with the
  * line's length beyond what PCRE2's match limit counts: `(a+)\1\1\1$` on 10,000 bytes
  * ran for minutes within the limit. Such patterns see only this much of a line. */

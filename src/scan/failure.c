@@ -125,17 +125,25 @@ bool ldxi_failure_wants(const char *text, size_t len)
            answers_4xx(text, n) || ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
 }
 
-/* A line kept as evidence: cut at a character's start where it is too long, and its
- * control bytes (a NUL of binary junk among them, which would end the text early) as
- * spaces. */
+/* A line kept as evidence, as ldx_display_text shows text: cut at a character's start
+ * where it is too long, control bytes (a NUL of binary junk among them, which would end
+ * the text early) as spaces, and a byte that starts no valid UTF-8 character as '?', so
+ * that every report (and a merge of shards' JSON) shows the same text. */
 static void keep_line(ldxi_fail_line *l, const char *text, size_t len, uint64_t lineno)
 {
     size_t n = len < sizeof l->text - 1 ? len : sizeof l->text - 1;
     if (n < len)
         while (n > 0 && ((unsigned char)text[n] & 0xc0) == 0x80) n--;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)text[i];
-        l->text[i] = (c < 0x20 && c != '\t') || c == 0x7f ? ' ' : (char)c;
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; i < n;) {
+        size_t k = ldxi_utf8_seq(s + i, n - i);
+        if (k > 1) {
+            memcpy(l->text + i, s + i, k);
+            i += k;
+            continue;
+        }
+        unsigned char c = s[i];
+        l->text[i++] = !k ? '?' : (c < 0x20 && c != '\t') || c == 0x7f ? ' ' : (char)c;
     }
     l->text[n] = '\0';
     l->line = lineno;

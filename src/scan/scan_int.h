@@ -264,6 +264,7 @@ struct ldx_scanner {
     bool *rule_off;                      /* per rule: over its time budget, skipped */
     uint64_t nconfirm;                   /* confirms so far, for sampling the clock */
     bool profile;                        /* time every confirm (rules profile) */
+    bool gate_check;                     /* LOGDX_GATE_CHECK: confirm.c's ldxi_gate_check */
     bool every_number;                   /* read every capture as a number (explain) */
     uint64_t *sig_prof;                  /* profiling: per signal (rule_base order) runs,
                                           * matches, ns */
@@ -489,6 +490,9 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t rule, size_t sig, const char *
  * line, recorded nowhere. Only on the scanner's own thread between batches (it uses the
  * scanner's match data): the diagnosis, and the tail signals' matching. */
 bool ldxi_scan_matches_text(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len);
+/* A line signal k of rule i's gate turned away, matched all the same: aborts on a match. */
+void ldxi_gate_check(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len, size_t start,
+                     pcre2_match_data *md);
 /* Counts, as a run of signal k of rule i, the answer it took from another signal's run of
  * the same pattern on the line (no time: nothing ran), so that every signal's matches
  * are its own whatever it shares. */

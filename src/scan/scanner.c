@@ -27,6 +27,7 @@ ldx_status ldx_scanner_create(ldx_scanner **out, const ldx_ruleset *rs)
     ldx_scanner *s = calloc(1, sizeof(*s));
     if (!s) return LDX_ENOMEM;
     s->rs = rs;
+    s->gate_check = getenv("LOGDX_GATE_CHECK") != NULL;
     s->st = calloc(rs->n ? rs->n : 1, sizeof(*s->st));
     s->rule_lines = calloc(rs->n ? rs->n : 1, sizeof(uint64_t));
     s->trk = calloc(rs->n ? rs->n : 1, sizeof(*s->trk));
