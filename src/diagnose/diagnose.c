@@ -619,19 +619,25 @@ static bool symptom_evidence(const ldx_diagnosis *d, const ldx_evidence *e)
     return false;
 }
 
-/* Does a symptom line of specific diagnosis s stand among d's evidence (only among the
- * lines d's own symptoms found, when symptoms_only)? Then the specific rule explains that
- * line better than a concept rule can. */
-static bool shares_symptom_line(const ldx_diagnosis *s, const ldx_diagnosis *d, bool symptoms_only)
+enum { SHARE_NONE, SHARE_CONTEXT, SHARE_SYMPTOM };
+
+/* Where a symptom line of specific diagnosis s stands among d's evidence: on a line one
+ * of d's own symptoms found (SHARE_SYMPTOM), only on lines d reads for context
+ * (SHARE_CONTEXT), or nowhere. Then the specific rule explains that line better than a
+ * concept rule can. */
+static int shared_symptom_line(const ldx_diagnosis *s, const ldx_diagnosis *d)
 {
+    int share = SHARE_NONE;
     for (size_t i = 0; i < s->nevidence; i++) {
         const ldx_evidence *e = &s->evidence[i];
         if (!symptom_evidence(s, e)) continue;
-        for (size_t j = 0; j < d->nevidence; j++)
-            if (d->evidence[j].line == e->line && (!symptoms_only || symptom_evidence(d, &d->evidence[j])))
-                return true;
+        for (size_t j = 0; j < d->nevidence; j++) {
+            if (d->evidence[j].line != e->line) continue;
+            if (symptom_evidence(d, &d->evidence[j])) return SHARE_SYMPTOM;
+            share = SHARE_CONTEXT;
+        }
     }
-    return false;
+    return share;
 }
 
 /* Frees the diagnoses marked in drop and closes the gaps, keeping d[] and rules[]
@@ -662,13 +668,13 @@ static size_t give_way(ldx_diagnosis *d, const ldxi_rule **rules, size_t n)
     if (!drop) return n; /* out of memory: keep everything rather than lose a finding */
     for (size_t i = 0; i < n; i++) {
         if (d[i].rule->level != LDX_LEVEL_CONCEPT) continue;
-        for (size_t j = 0; j < n && !drop[i]; j++)
-            drop[i] = d[j].rule->level == LDX_LEVEL_SPECIFIC &&
-                      strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED) != 0 && /* the fallback */
-                      (!strcmp(d[j].rule->klass, d[i].rule->klass) ||
-                       shares_symptom_line(&d[j], &d[i], true) ||
-                       (shares_symptom_line(&d[j], &d[i], false) &&
-                        !cause_allowed(rules[j], rules[i], &d[i], &d[j], NULL)));
+        for (size_t j = 0; j < n && !drop[i]; j++) {
+            if (d[j].rule->level != LDX_LEVEL_SPECIFIC || !strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED))
+                continue; /* the fallback explains nothing better */
+            int share = strcmp(d[j].rule->klass, d[i].rule->klass) ? shared_symptom_line(&d[j], &d[i]) : SHARE_SYMPTOM;
+            drop[i] = share == SHARE_SYMPTOM ||
+                      (share == SHARE_CONTEXT && !cause_allowed(rules[j], rules[i], &d[i], &d[j], NULL));
+        }
         if (!drop[i]) {
             d[i].confidence = fmax(0.05, round(d[i].confidence * 85.0) / 100.0);
             d[i].score -= 0.06;

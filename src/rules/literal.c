@@ -87,17 +87,23 @@ typedef struct {
 
 static lit_info alternatives_literal(const char *p, size_t n, int depth);
 
-/* The end of the group opened at b[i] == '(' (just past its ')'), or n. */
-static size_t group_close(const char *b, size_t n, size_t i)
+size_t ldxi_re_group_end(const char *p, size_t n, size_t i)
 {
     int level = 0;
     for (; i < n; i++) {
-        if (b[i] == '\\') i = ldxi_re_escape_end(b, n, i) - 1;
-        else if (b[i] == '[') i = ldxi_re_class_end(b, n, i);
-        else if (b[i] == '(') level++;
-        else if (b[i] == ')' && --level == 0) return i + 1;
+        if (p[i] == '\\') i = ldxi_re_escape_end(p, n, i) - 1;
+        else if (p[i] == '[') i = ldxi_re_class_end(p, n, i);
+        else if (p[i] == '(') level++;
+        else if (p[i] == ')' && --level == 0) return i + 1;
     }
-    return n;
+    return 0;
+}
+
+/* The end of the group opened at b[i] == '(' (just past its ')'), or n when it is not closed. */
+static size_t group_close(const char *b, size_t n, size_t i)
+{
+    size_t e = ldxi_re_group_end(b, n, i);
+    return e ? e : n;
 }
 
 /* Whether a quantifier at b[i] may leave its atom out ('?', '*', {0,...}). */

@@ -103,19 +103,6 @@ static size_t quant_end(const char *p, size_t n, size_t i)
     return i;
 }
 
-/* The end of the group opened at p[i] (just past its ')'), or 0 if it is not closed. */
-static size_t group_end(const char *p, size_t n, size_t i)
-{
-    int level = 0;
-    for (; i < n; i++) {
-        if (p[i] == '\\') i = ldxi_re_escape_end(p, n, i) - 1;
-        else if (p[i] == '[') i = ldxi_re_class_end(p, n, i);
-        else if (p[i] == '(') level++;
-        else if (p[i] == ')' && --level == 0) return i + 1;
-    }
-    return 0;
-}
-
 static ldxi_reqset alternatives(rwalk *w, const char *p, size_t n, int depth, reqlist *out);
 
 /* A sequence p[0..n): the sets every match of it requires, added to out. */
@@ -126,7 +113,7 @@ static void sequence(rwalk *w, const char *p, size_t n, int depth, reqlist *out)
     while (i < n && !w->fail) {
         unsigned char c = (unsigned char)p[i];
         if (c == '(') {
-            size_t end = group_end(p, n, i);
+            size_t end = ldxi_re_group_end(p, n, i);
             if (!end) {
                 w->fail = true;
                 return;

@@ -184,6 +184,9 @@ char *ldxi_literal_set(const char *pattern, bool *caseless);
  * it is not closed; a leading ']' (or "^]"), escaped characters and POSIX classes
  * ([:alpha:]) are the class's own. */
 size_t ldxi_re_class_end(const char *p, size_t n, size_t i);
+/* The end of the group opened at p[i] == '(' (just past its ')'), or 0 when it is not
+ * closed (literal.c). */
+size_t ldxi_re_group_end(const char *p, size_t n, size_t i);
 
 /* Digits (digits.c): lines that differ only in their numbers share a template, the
  * line with every digit written as '0', and can share one result (the line memo).
