@@ -78,15 +78,18 @@ static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *c
 /* A line that ends in a colon goes on below: an exception line read alone ("XGBoostError:
  * [10:45:01] .../result.cc:83: [coll.cu:203|10:45:01]:" over its chain of reasons, "- [coll.cu:162
  * |...]: NCCL timeout: 1800s.") says what failed in the lines after it, and another rule's
- * evidence there explains it. */
+ * evidence there explains it; not the evidence of a rule that follows from a failure (a
+ * launcher's "Rank 0 crashed with exit code 1" under Hydra's "Error in call to target ...:"),
+ * which is this failure's consequence. */
 #define CONTINUED_SPAN 4
-static bool explained_below(const ldx_diagnosis *d, size_t n, size_t self, uint64_t line,
-                            const char *text)
+static bool explained_below(const ldx_diagnosis *d, const ldxi_rule *const *rules, size_t n, size_t self,
+                            uint64_t line, const char *text)
 {
     size_t len = ldxi_trimmed_len(text, strlen(text));
     if (!len || text[len - 1] != ':') return false;
     for (size_t j = 0; j < n; j++) {
         if (j == self || !strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED)) continue;
+        if (ldxi_rule_cause(rules[j], rules[self], NULL)) continue;
         for (size_t e = 0; e < d[j].nevidence; e++) {
             uint64_t at = d[j].evidence[e].line;
             if (at > line && at - line <= CONTINUED_SPAN) return true;
@@ -226,6 +229,25 @@ static const char *past_compose_prefix(const char *t)
     return p[0] == '|' && p[1] == ' ' ? p + 2 : NULL;
 }
 
+/* Past a tqdm bar that a native thread's message was written into before the bar's line
+ * ended ("0/10 [00:00<?, ?it/sF0717 16:08:46.411695 76098 array.h:414] Check failed: ..."):
+ * where the message starts after the bar's rate, or NULL. */
+static const char *past_progress_bar(const char *t)
+{
+    const char *bar = strstr(t, "%|");
+    if (!bar) return NULL;
+    for (const char *p = bar; (p = strchr(p, '/')) != NULL; p++) {
+        const char *rate = NULL;
+        if (p - bar >= 2 && p[-2] == 'i' && p[-1] == 't' && p[1] == 's') rate = p + 2;
+        else if (p[-1] == 's' && p[1] == 'i' && p[2] == 't') rate = p + 3;
+        if (!rate) continue;
+        if (*rate == ']') rate++;
+        while (*rate == ' ') rate++;
+        if (isalpha((unsigned char)*rate)) return rate;
+    }
+    return NULL;
+}
+
 /* The failure in the log's words: the line from the exception's type (or, for a line of
  * the rule's own, past a quote's "> " and a rank's tag), cut to a headline's length
  * (headline_of: and not inside a character). */
@@ -260,6 +282,11 @@ static char *headline_cut(const candidate *c)
         return ldxi_asprintf("%.60s: %.100s", c->ev->type[0] ? c->ev->type : "C++ exception",
                              w ? w : "terminate called");
     } else {
+        const char *bar = past_progress_bar(t);
+        if (bar) { /* the message, without the bar's padding and count the line goes on with */
+            const char *pad = strstr(bar, "          ");
+            return ldxi_asprintf("%.*s", (int)(pad && pad - bar < 160 ? pad - bar : 160), bar);
+        }
         /* the timestamp a log collector puts before every line ("2022-01-23 02:08:36.029 ") */
         if (isdigit((unsigned char)t[0]) && strlen(t) > 20 && t[4] == '-' && t[7] == '-' &&
             (t[10] == ' ' || t[10] == 'T') && t[13] == ':' && t[16] == ':') {
@@ -453,7 +480,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                 if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
                 const char *text = c[i].hit->text ? c[i].hit->text : "";
                 if (explained(s, d, rules, n, ui, own_class, c[i].line, text) ||
-                    explained_below(d, n, ui, c[i].line, text))
+                    explained_below(d, rules, n, ui, c[i].line, text))
                     continue;
             } else {
                 const ldxi_fail_event *ev = c[i].ev;
