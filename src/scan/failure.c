@@ -241,8 +241,10 @@ static void take_frame(ldxi_fail_event *ev, const ldxi_fail_event *fr, const cha
 
 /* "KeyError: 'x'", "torch.OutOfMemoryError: CUDA out of memory", "KeyboardInterrupt":
  * a dotted name whose last part starts upper-case and is not all capitals (INFO:,
- * NCCL:), then ':' or the end of the line. The type's length, 0 when it is no such
- * line. */
+ * NCCL:), then ':' or the end of the line; Ray's wrapper names the exception it carries
+ * in parentheses (python/ray/exceptions.py RayTaskError.make_dual_exception_type:
+ * "ray.exceptions.RayTaskError(OutOfMemoryError): ray::Actor.step() ..."). The type's
+ * length, 0 when it is no such line. */
 static size_t exception_type(const char *s, size_t n)
 {
     size_t i = 0, part = 0;
@@ -251,11 +253,17 @@ static size_t exception_type(const char *s, size_t n)
         if (s[i] == '.') part = i + 1;
         i++;
     }
-    if (i < n && s[i] != ':') return 0;
+    size_t end = i;
+    if (i < n && s[i] == '(' && i + 1 < n && isupper((unsigned char)s[i + 1])) {
+        size_t j = i + 1;
+        while (j < n && (isalnum((unsigned char)s[j]) || s[j] == '_' || s[j] == '.')) j++;
+        if (j < n && s[j] == ')') end = j + 1;
+    }
+    if (end < n && s[end] != ':') return 0;
     if (part >= i || !isupper((unsigned char)s[part])) return 0;
     bool lower = false;
     for (size_t k = part; k < i; k++) lower |= islower((unsigned char)s[k]) != 0;
-    return lower ? i : 0;
+    return lower ? end : 0;
 }
 
 static void close_block(ldxi_failure *f, uint32_t b)
