@@ -621,6 +621,28 @@ static void test_message_goes_on(void **state)
     }
 }
 
+/* A launcher's report of the rank's exit under a colon-ended exception line is the failure's
+ * consequence (its rule names unclassified_failure as cause), not the explanation the chain
+ * of reasons below the line gives. */
+static void test_consequence_below(void **state)
+{
+    (void)state;
+    expect_unclassified("InstantiationException: Error in call to target 'data.build_loader':\n"
+                        "TypeError(\"'NoneType' object is not iterable\")\n"
+                        "full_key: dataset.train\n"
+                        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: train.py FAILED\n",
+                        1, NULL, NULL);
+}
+
+/* Ray names the exception a remote task raised in parentheses after its own type. */
+static void test_wrapped_type(void **state)
+{
+    (void)state;
+    expect_unclassified("Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n"
+                        "ray.exceptions.RayTaskError(RuntimeError): ray::Actor.step() (pid=12, ip=10.0.0.1)\n",
+                        3, "ray.exceptions.RayTaskError(RuntimeError)", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -640,6 +662,8 @@ int main(void)
         cmocka_unit_test(test_service_prefixes),
         cmocka_unit_test(test_message_below),
         cmocka_unit_test(test_message_goes_on),
+        cmocka_unit_test(test_consequence_below),
+        cmocka_unit_test(test_wrapped_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
