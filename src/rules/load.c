@@ -287,6 +287,7 @@ pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
         uint32_t br = 0;
         if (w->code) pcre2_pattern_info(w->code, PCRE2_INFO_BACKREFMAX, &br);
         w->backref = br > 0;
+        w->bol = w->code && ldxi_has_start_anchor(w->pattern);
         /* without JIT it is only slower */
         w->jit = w->code && pcre2_jit_compile(w->code, PCRE2_JIT_COMPLETE) == 0;
         __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);

@@ -547,6 +547,22 @@ static size_t drop_anchor(const char *p, size_t n, size_t i, size_t next, char *
 
 char *ldxi_strip_anchors(const char *expr) { return rewrite_tokens(expr, drop_anchor); }
 
+/* A line-start anchor (^ or \A) goes, and nothing else. */
+static size_t drop_start_anchor(const char *p, size_t n, size_t i, size_t next, char *out, size_t *o)
+{
+    (void)n, (void)out, (void)o;
+    if (p[i] == '\\' && next == i + 2 && p[i + 1] == 'A') return next;
+    return next == i + 1 && p[i] == '^' ? next : 0;
+}
+
+bool ldxi_has_start_anchor(const char *expr)
+{
+    char *bare = rewrite_tokens(expr, drop_start_anchor);
+    bool has = bare != NULL;
+    free(bare);
+    return has;
+}
+
 /* ---- bounds ----
  * A bounded repeat costs Vectorscan much more than an unbounded one: `[^\n]{0,60}?`
  * or `.{0,2000}?` is a counter the automaton keeps for every place the part before it

@@ -46,6 +46,8 @@ typedef struct ldxi_sigc_s {
     bool gated;            /* req made (under the code lock) */
     bool backref;          /* it has back references: matched on a line's first
                             * LDXI_BACKREF_SUBJECT bytes (ldxi_sig_subject) */
+    bool bol;              /* it is anchored at a line's start somewhere: tried again on
+                            * a prefixed line's body (scan/confirm.c, ldxi_sig_exec) */
     const char *pattern;
     uint32_t options;      /* PCRE2_CASELESS or 0 */
     uint32_t ngroups;      /* capture groups */
@@ -162,6 +164,10 @@ char *ldxi_trim_start(const char *pattern);
 /* The expression without its anchors (^ $ \A \Z \z: see pform.c), malloc'd; NULL when
  * it has none. */
 char *ldxi_strip_anchors(const char *expr);
+/* Whether the expression holds a line-start anchor (^ or \A) outside classes and
+ * lookarounds (pform.c): then a match may also start where a line's prefix ends
+ * (scan/body.c). */
+bool ldxi_has_start_anchor(const char *expr);
 /* The expression with its wide bounded repeats unbounded ({2,300} -> {2,}) outside
  * lookarounds (pform.c), malloc'd; NULL when it has none. */
 char *ldxi_widen_bounds(const char *expr);

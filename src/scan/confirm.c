@@ -47,6 +47,33 @@ void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_r
     sig_count(s, i, k, hit, 0);
 }
 
+/* PCRE2 once, through the JIT's entry point where it took the pattern. */
+static inline int exec_once(const ldxi_sigc *sc, pcre2_code *code, const char *text, size_t len, size_t start,
+                            uint32_t opts, pcre2_match_data *md, pcre2_match_context *mctx)
+{
+    return sc->jit ? pcre2_jit_match(code, (PCRE2_SPTR)text, len, start, opts, md, mctx)
+                   : pcre2_match(code, (PCRE2_SPTR)text, len, start, opts, md, mctx);
+}
+
+int ldxi_sig_exec(const ldxi_sigc *sc, pcre2_code *code, const char *text, size_t len, size_t start,
+                  uint32_t opts, pcre2_match_data *md, pcre2_match_context *mctx)
+{
+    int r = exec_once(sc, code, text, len, start, opts, md, mctx);
+    if (r != PCRE2_ERROR_NOMATCH || !sc->bol) return r;
+    size_t b = ldxi_line_body(text, len);
+    if (!b) return r;
+    /* the body is a subject of its own, so that ^ holds where the prefix ends; a start
+     * inside the prefix is the body's first byte */
+    r = exec_once(sc, code, text + b, len - b, start > b ? start - b : 0, opts, md, mctx);
+    if (r >= 0) {
+        PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+        uint32_t pairs = r > 0 ? (uint32_t)r : pcre2_get_ovector_count(md);
+        for (uint32_t i = 0; i < 2 * pairs; i++)
+            if (ov[i] != PCRE2_UNSET) ov[i] += b;
+    }
+    return r;
+}
+
 /* One signal on one line: PCRE2 decides, within its limits. Thread-safe: the counts
  * go to rc, and ldxi_scan_count() adds them to the scanner. */
 bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text, size_t len,
@@ -71,8 +98,7 @@ bool ldxi_scan_match(const ldx_scanner *s, size_t i, size_t k, const char *text,
     uint32_t opts;
     len = ldxi_sig_subject(sc, len, &opts);
     if (start > len) return false;
-    int r = sc->jit ? pcre2_jit_match(code, (PCRE2_SPTR)text, len, start, opts, md, s->mctx)
-                    : pcre2_match(code, (PCRE2_SPTR)text, len, start, opts, md, s->mctx);
+    int r = ldxi_sig_exec(sc, code, text, len, start, opts, md, s->mctx);
     if (timed) {
         clock_gettime(CLOCK_MONOTONIC, &t1);
         uint64_t ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ull +
@@ -104,7 +130,7 @@ void ldxi_gate_check(const ldx_scanner *s, size_t i, size_t k, const char *text,
     const ldxi_sigc *sc = &s->rs->rules[i]->sigs[k];
     uint32_t opts;
     size_t n = ldxi_sig_subject(sc, len, &opts);
-    if (start <= n && pcre2_match(sc->code, (PCRE2_SPTR)text, n, start, opts, md, s->mctx) >= 0) {
+    if (start <= n && ldxi_sig_exec(sc, sc->code, text, n, start, opts, md, s->mctx) >= 0) {
         fprintf(stderr, "logdx: gate bug: rule %s signal %s matches a line its required text is not on: %.*s\n",
                 s->rs->rules[i]->info.id, s->rs->rules[i]->info.signals[k].name, (int)(len < 300 ? len : 300), text);
         abort();
@@ -158,7 +184,7 @@ bool ldxi_scan_matches_text(const ldx_scanner *s, size_t i, size_t k, const char
     pcre2_code *code = ldxi_sig_code(sc);
     uint32_t opts;
     len = ldxi_sig_subject(sc, len, &opts);
-    return code && pcre2_match(code, (PCRE2_SPTR)text, len, 0, opts, s->md, s->mctx) >= 0 &&
+    return code && ldxi_sig_exec(sc, code, text, len, 0, opts, s->md, s->mctx) >= 0 &&
            ldxi_scan_where(sc, text, s->md);
 }
 

@@ -400,7 +400,7 @@ static bool collapsed_may(const ldx_scanner *s, ldxi_worker *w, uint32_t g, cons
 {
     const ldxi_sigc *cw = &s->rs->hs->cwide[g];
     pcre2_code *code = cw->pattern ? ldxi_sig_code(cw) : NULL;
-    return !code || pcre2_match(code, (PCRE2_SPTR)t, n, 0, 0, w->md, s->mctx) != PCRE2_ERROR_NOMATCH;
+    return !code || ldxi_sig_exec(cw, code, t, n, 0, 0, w->md, s->mctx) != PCRE2_ERROR_NOMATCH;
 }
 
 /* The signals the database has not, asked with their collapsed widenings: each that may
@@ -629,7 +629,7 @@ static bool where_from(const ldx_scanner *s, ldxi_worker *w, uint32_t g, const c
     *start = 0;
     if (!code) return true;
     /* w->md is free here: the line's own matches have their captures copied out */
-    int r = pcre2_match(code, (PCRE2_SPTR)t, n, 0, 0, w->md, s->mctx);
+    int r = ldxi_sig_exec(wide, code, t, n, 0, 0, w->md, s->mctx);
     if (r >= 0) {
         *start = (uint32_t)pcre2_get_ovector_pointer(w->md)[0];
         return true;

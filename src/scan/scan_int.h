@@ -480,7 +480,19 @@ void ldxi_line_parse_ranked(const char *text, size_t len, int rank, ldxi_line_in
 /* lineinfo.c: the training step alone, -1 when the line names none. */
 long ldxi_line_step(const char *text, size_t len);
 
+/* body.c: where the text a program printed starts on text[0..len), past the prefixes
+ * that launchers, container runtimes and log collectors put before it ("[rank3]: ",
+ * "3: ", "trainer-0  | ", an ISO-8601 clock, Ray's "(pid=..) "); 0 where it holds none.
+ * Reads shapes, not values: one answer for all lines of a template. */
+size_t ldxi_line_body(const char *text, size_t len);
+
 /* ---- confirm.c: PCRE2 on one signal ---- */
+/* sc's compiled code on text[0..len) from start (ldxi_sig_subject's length and options):
+ * pcre2_match's result. A pattern anchored at a line's start that does not match is
+ * tried again on the line's body (ldxi_line_body), the offsets in md then the whole
+ * line's. Every run of a signal's pattern, or of its widenings, on a line goes here. */
+int ldxi_sig_exec(const ldxi_sigc *sc, pcre2_code *code, const char *text, size_t len, size_t start,
+                  uint32_t opts, pcre2_match_data *md, pcre2_match_context *mctx);
 /* PCRE2 from text[start]: no match of the signal may start before it (the line memo
  * knows where the first one can, see match.c); lookbehinds still see the text before.
  * Thread-safe: counts go to rc. */

@@ -298,6 +298,86 @@ static void test_anchored_patterns(void **state)
     ldx_ruleset_destroy(b);
 }
 
+/* Patterns anchored at a line's start match the text a program printed after the prefix
+ * a launcher or collector put before it (src/scan/body.c): a digit-blind one, one that
+ * reads a number (its capture and where on the body, its template's widening asked on
+ * the body too), under prefixes whose digits vary in length (the memo's templates and
+ * collapsed templates), and lines where the pattern's text is not at the body's start.
+ * Both engines count what is expected, with and without collapsed templates from the
+ * first line. */
+static const char prefixed_rule[] =
+    "id: prefixed\ntitle: t\nclass: host_oom_killed\nseverity: low\n"
+    "signals:\n"
+    "  killed: {pattern: '^Killed$'}\n"
+    "  loss: {pattern: '^\\s*loss (?<v>\\d+\\.\\d+)$', where: v >= 2}\n"
+    "  frame: {pattern: '^  File \"(?<f>[^\"]+)\", line \\d+', role: context}\n"
+    "condition: killed and rising(loss.v, 3)\n"
+    "summary: s\nsymptoms:\n  - {symptom: x, why: y}\nroot_cause: r\nfix: [f]\n"
+    "verify: [v]\nreferences: [https://example.com]\n"
+    "examples:\n  match:\n    - |\n      loss 2.5\n      loss 2.6\n      loss 2.7\n      Killed\n"
+    "  no_match:\n    - not Killed\n";
+
+static void test_prefixed_lines(void **state)
+{
+    (void)state;
+    ldx_ruleset *a = load_rule(prefixed_rule, sizeof prefixed_rule - 1, NULL, false);
+    ldx_ruleset *b = load_rule(prefixed_rule, sizeof prefixed_rule - 1, "pcre2", false);
+    size_t n = 60000, cap = n * 64, at = 0;
+    char *log = malloc(cap);
+    assert_non_null(log);
+    uint64_t want[3] = {0, 0, 0};
+    for (size_t i = 0; i < n; i++) {
+        char pre[48];
+        switch (i % 6) { /* digits of every length in the prefixes */
+        case 0: snprintf(pre, sizeof pre, "[rank%zu]: ", i % 1000); break;
+        case 1: snprintf(pre, sizeof pre, "%zu: ", i % 97); break;
+        case 2: snprintf(pre, sizeof pre, "2024-05-%02zuT10:%02zu:00.%zuZ ", 1 + i % 28, i % 60, i); break;
+        case 3: snprintf(pre, sizeof pre, "trainer-%zu  | ", i % 12); break;
+        case 4: snprintf(pre, sizeof pre, "(RayTrainWorker pid=%zu, ip=10.0.0.%zu) ", 4000 + i, i % 250); break;
+        default: pre[0] = 0; break;
+        }
+        switch (i % 5) {
+        case 0: at += (size_t)snprintf(log + at, cap - at, "%sKilled\n", pre); want[0]++; break;
+        case 1: /* loss from 0.00 up: the where holds from 2 on */
+            at += (size_t)snprintf(log + at, cap - at, "%s loss %zu.%02zu\n", pre, i / 10000, i % 100);
+            want[1] += i / 10000 >= 2;
+            break;
+        case 2: at += (size_t)snprintf(log + at, cap - at, "%s  File \"t%zu.py\", line %zu, in f\n", pre, i % 9, i);
+            want[2]++;
+            break;
+        case 3: at += (size_t)snprintf(log + at, cap - at, "%sprocess Killed\n", pre); break; /* not at the start */
+        default: at += (size_t)snprintf(log + at, cap - at, "%s[x] loss 9.5 Killed\n", pre); break; /* no prefix */
+        }
+    }
+    for (int mode = 0; mode < 2; mode++) {
+        if (mode) setenv("LOGDX_MEMO_COLLAPSE", "always", 1);
+        uint64_t ca[3], cb[3];
+        signal_matches(a, log, at, ca);
+        signal_matches(b, log, at, cb);
+        unsetenv("LOGDX_MEMO_COLLAPSE");
+        for (int k = 0; k < 3; k++) {
+            if (cb[k] != want[k]) fail_msg("signal %d: PCRE2 alone %llu, expected %llu", k,
+                                           (unsigned long long)cb[k], (unsigned long long)want[k]);
+            if (ca[k] != want[k]) fail_msg("signal %d: the memo %llu, expected %llu%s", k,
+                                           (unsigned long long)ca[k], (unsigned long long)want[k],
+                                           mode ? " (collapsed templates)" : "");
+        }
+    }
+    ldx_file_report *x = scan_with(a, log, at, 2, false, NULL), *y = scan_with(b, log, at, 1, false, NULL);
+    assert_int_equal(y->n, 1);
+    const char *d = differ(x, y);
+    if (d) fail_msg("engines differ on prefixed lines: %s", d);
+    /* the evidence's captures are the whole line's: the loss read is the number */
+    assert_int_equal(y->diagnoses[0].ntrends, 1);
+    assert_true(y->diagnoses[0].trends[0].first >= 2 && y->diagnoses[0].trends[0].last >= 5 &&
+                y->diagnoses[0].trends[0].last < 6);
+    ldx_file_report_destroy(x);
+    ldx_file_report_destroy(y);
+    free(log);
+    ldx_ruleset_destroy(a);
+    ldx_ruleset_destroy(b);
+}
+
 /* The line memo (src/scan/memo.c): lines that differ only in their digits share a
  * template, and the prefilter engine reuses the first one's result for the rest. A
  * rule with a digit-blind signal whose values it follows, and signals that look at
@@ -724,6 +804,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rule_examples),
         cmocka_unit_test(test_corpus_logs),
         cmocka_unit_test(test_anchored_patterns),
+        cmocka_unit_test(test_prefixed_lines),
         cmocka_unit_test(test_shuffled_examples),
         cmocka_unit_test(test_templates),
         cmocka_unit_test(test_lines_that_do_not_repeat),

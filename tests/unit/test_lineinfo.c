@@ -73,10 +73,45 @@ static void test_steps(void **state)
     assert_int_equal(parse("step 0.5 warmup").step, -1);
 }
 
+/* Where the printed text starts after launchers' and collectors' prefixes (body.c). */
+static size_t body(const char *s) { return ldxi_line_body(s, strlen(s)); }
+
+static void test_body(void **state)
+{
+    (void)state;
+    assert_int_equal(body("[rank3]: Killed"), 9);
+    assert_int_equal(body("[rank12]:Traceback (most recent call last):"), 9);
+    assert_int_equal(body("[rank0]:   File \"x.py\", line 1"), 9); /* the frame keeps its indentation */
+    assert_int_equal(body("[default0]:[E1129 10:00:00.000000 1 ProcessGroupNCCL.cpp:632] x"), 11);
+    assert_int_equal(body("[1,3]<stderr>: Killed"), 15);
+    assert_int_equal(body("3: Killed"), 3);
+    assert_int_equal(body("trainer-0  | Killed"), 13);
+    assert_int_equal(body("2024-05-01T10:00:00.123456789Z Killed"), 31);
+    assert_int_equal(body("2024-05-01 10:00:00,123 Killed"), 24);
+    assert_int_equal(body("2024-05-01T10:00:00+02:00 Killed"), 26);
+    assert_int_equal(body("[2024-05-01 10:00:00] Killed"), 22);
+    assert_int_equal(body("[ 1234.567890] Out of memory"), 15);
+    assert_int_equal(body("(RayTrainWorker pid=4121, ip=10.0.0.4) Killed"), 39);
+    assert_int_equal(body("Aug  2 20:05:52 node1 python[447]: Killed"), 35);
+    assert_int_equal(body("[pod/trainer-0/pytorch] Killed"), 24);
+    /* prefixes on prefixes: a compose column, a clock, a rank */
+    assert_int_equal(body("trainer-0  | 2024-05-01T10:00:00Z [rank0]: Killed"), 43);
+    /* collapsed templates: every digit run one '0' */
+    assert_int_equal(body("0-0-0T0:0:0.0Z Killed"), 15);
+    /* not prefixes */
+    assert_int_equal(body("Killed"), 0);
+    assert_int_equal(body("[W socket.cpp:663] Killed"), 0);
+    assert_int_equal(body("loss: 0.5 | lr 1e-4"), 0);
+    assert_int_equal(body("(pid) Killed"), 0);
+    assert_int_equal(body("12.5: ratio"), 0);
+    assert_int_equal(body("Epoch 3 | loss 0.1"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_body),
         cmocka_unit_test(test_hosts),
         cmocka_unit_test(test_steps),
     };

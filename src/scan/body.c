@@ -1,0 +1,147 @@
+/* Where the program's own text starts on a line that a launcher, a container runtime or
+ * a log collector prefixed: torchrun's "[rank3]: ", Open MPI's "[1,3]<stderr>: ", srun
+ * -l's "3: ", Docker Compose's "trainer-0  | ", kubectl's "--timestamps" and "--prefix",
+ * GitHub Actions' and journald's clocks, Ray's "(RayTrainWorker pid=4121, ip=...) ",
+ * dmesg's seconds since boot. A pattern anchored at a line's start (a bare "Killed", a
+ * traceback's first frame) was written for the line as the program printed it; the scan
+ * tries it on this body when the whole line turns it down (confirm.c).
+ *
+ * Only the prefixes' shapes are read, never their values: every digit run is one token
+ * whatever its length, so that all lines of a template (and of a collapsed template,
+ * where each run is one '0') have their body at the same place, as the line memo
+ * assumes. Each prefix takes the one blank that separates it from the text, no more: an
+ * indented frame keeps its indentation. */
+#include <ctype.h>
+#include <string.h>
+
+#include "scan_int.h"
+
+#define PREFIX_MAX 160 /* a prefix is within a line's first bytes */
+#define PREFIXES 4     /* "name  | 2024-05-01T10:00:00Z [rank0]: " is three */
+
+static size_t digits(const char *s, size_t n, size_t i)
+{
+    while (i < n && isdigit((unsigned char)s[i])) i++;
+    return i;
+}
+
+/* The one blank after a prefix that ends at i (or none: "[rank0]:Traceback"). */
+static size_t blank(const char *s, size_t n, size_t i) { return i < n && s[i] == ' ' ? i + 1 : i; }
+
+/* "2024-05-01T10:00:00.123456789Z", "2024-05-01 10:00:00,123", "+00:00" zones; 0: none. */
+static size_t iso_time(const char *s, size_t n, size_t i)
+{
+    size_t k = digits(s, n, i);
+    if (k == i || k >= n || s[k] != '-') return 0;
+    size_t j = digits(s, n, k + 1);
+    if (j == k + 1 || j >= n || s[j] != '-') return 0;
+    k = digits(s, n, j + 1);
+    if (k == j + 1 || k >= n || (s[k] != 'T' && s[k] != ' ')) return 0;
+    for (int part = 0; part < 3; part++) { /* HH:MM:SS */
+        j = digits(s, n, k + 1);
+        if (j == k + 1) return 0;
+        k = j;
+        if (part < 2 && (k >= n || s[k] != ':')) return 0;
+    }
+    if (k < n && (s[k] == '.' || s[k] == ',')) k = digits(s, n, k + 1);
+    if (k < n && s[k] == 'Z') return k + 1;
+    if (k < n && (s[k] == '+' || s[k] == '-') && k + 1 < n && isdigit((unsigned char)s[k + 1])) {
+        k = digits(s, n, k + 1);
+        if (k < n && s[k] == ':') k = digits(s, n, k + 1);
+    }
+    return k;
+}
+
+/* syslog/journald: "Aug  2 20:05:52 host tag[447]: "; 0: none. */
+static size_t syslog_time(const char *s, size_t n)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (n < 16 || s[3] != ' ') return 0;
+    int m = 0;
+    while (m < 12 && memcmp(s, months + 3 * m, 3) != 0) m++;
+    if (m == 12) return 0;
+    size_t i = 4;
+    while (i < n && s[i] == ' ') i++;
+    size_t k = digits(s, n, i);
+    if (k == i || k >= n || s[k] != ' ') return 0;
+    i = k + 1;
+    for (int part = 0; part < 3; part++) {
+        k = digits(s, n, i);
+        if (k == i) return 0;
+        if (part < 2 && (k >= n || s[k] != ':')) return 0;
+        i = part < 2 ? k + 1 : k;
+    }
+    if (i < n && s[i] == '.') i = digits(s, n, i + 1);
+    if (i >= n || s[i] != ' ') return 0;
+    size_t h = ++i;
+    while (i < n && s[i] != ' ') i++; /* the host */
+    if (i == h || i >= n) return 0;
+    size_t t = ++i;
+    while (i < n && i - t < 80 && s[i] != ' ' && s[i] != ':') i++; /* the tag, "kernel", "python[447]" */
+    if (i == t || i + 1 >= n || s[i] != ':' || s[i + 1] != ' ') return 0;
+    return i + 2;
+}
+
+/* One prefix at the start of s[0..n): the offset past it and its blank, 0: none. */
+static size_t one_prefix(const char *s, size_t n)
+{
+    if (n < 3) return 0;
+    size_t k;
+    if (s[0] == '[') {
+        const char *e = memchr(s, ']', n < 64 ? n : 64);
+        if (!e) return 0;
+        size_t c = (size_t)(e - s);
+        /* "[rank3]:", "[default3]:", "[Rank 3]:", "[2024-05-01 10:00:00]:" */
+        if (c + 1 < n && s[c + 1] == ':') return blank(s, n, c + 2);
+        /* Open MPI --tag-output: "[1,3]<stderr>:" */
+        if (c + 1 < n && s[c + 1] == '<') {
+            const char *g = memchr(s + c, '>', n - c < 16 ? n - c : 16);
+            if (g && (size_t)(g - s) + 1 < n && g[1] == ':') return blank(s, n, (size_t)(g - s) + 2);
+            return 0;
+        }
+        if (c + 1 >= n || s[c + 1] != ' ') return 0;
+        /* dmesg: "[ 1234.567890] " */
+        size_t i = 1;
+        while (i < c && s[i] == ' ') i++;
+        k = digits(s, n, i);
+        if (k > i && k < c && s[k] == '.' && digits(s, n, k + 1) == c) return c + 2;
+        /* a clock: "[2024-05-01 10:00:00,123] " */
+        if (iso_time(s, c, 1) == c) return c + 2;
+        /* kubectl logs --prefix: "[pod/trainer-0/pytorch] " */
+        if (c > 5 && memcmp(s + 1, "pod/", 4) == 0) return c + 2;
+        return 0;
+    }
+    if (isdigit((unsigned char)s[0])) {
+        if ((k = iso_time(s, n, 0)) != 0) return blank(s, n, k);
+        /* srun -l: "3: " */
+        k = digits(s, n, 0);
+        if (k + 1 < n && s[k] == ':' && s[k + 1] == ' ') return k + 2;
+        return 0;
+    }
+    if (s[0] == '(') { /* Ray: "(RayTrainWorker pid=4121, ip=10.0.0.4) ", "(pid=4121) " */
+        const char *e = memchr(s, ')', n < PREFIX_MAX ? n : PREFIX_MAX);
+        if (!e || (size_t)(e - s) + 1 >= n || e[1] != ' ') return 0;
+        for (const char *p = s; p + 4 < e; p++)
+            if (memcmp(p, "pid=", 4) == 0 && isdigit((unsigned char)p[4])) return (size_t)(e - s) + 2;
+        return 0;
+    }
+    if ((k = syslog_time(s, n)) != 0) return k;
+    /* Docker Compose: "trainer-0  | " */
+    k = 0;
+    while (k < n && k < 64 && (isalnum((unsigned char)s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '.')) k++;
+    if (k == 0 || k >= n || s[k] != ' ') return 0;
+    while (k < n && s[k] == ' ') k++;
+    if (k + 1 < n && s[k] == '|' && s[k + 1] == ' ') return k + 2;
+    return 0;
+}
+
+size_t ldxi_line_body(const char *text, size_t len)
+{
+    size_t n = len < PREFIX_MAX ? len : PREFIX_MAX, at = 0;
+    for (int i = 0; i < PREFIXES; i++) {
+        size_t k = one_prefix(text + at, n - at);
+        if (!k) break;
+        at += k;
+    }
+    return at;
+}
