@@ -133,61 +133,6 @@ static void capture(ldx_evidence *e, const char *name, const char *value)
     if (c[e->ncaps].value) e->ncaps++;
 }
 
-/* dmesg's stamp between [ and ]: seconds since boot ("  123.456789") or, with -T, the
- * date ("Wed Jan 27 23:04:35 2021"). */
-static bool kernel_time(const char *s, const char *end)
-{
-    while (s < end && *s == ' ') s++;
-    if (s == end) return false;
-    if (isdigit((unsigned char)*s)) {
-        while (s < end && (isdigit((unsigned char)*s) || *s == '.')) s++;
-        return s == end;
-    }
-    return end - s >= 20 && isupper((unsigned char)s[0]) && islower((unsigned char)s[1]) &&
-           islower((unsigned char)s[2]) && s[3] == ' ';
-}
-
-/* Past Ray's and SkyPilot's per-process prefix at t, "(RayTrainWorker pid=4121,
- * ip=10.0.0.4) ": a parenthesis that closes within 140 bytes and names a pid; NULL where
- * t holds none. */
-static const char *past_ray_prefix(const char *t)
-{
-    const char *e = strchr(t, ')');
-    if (!e || e - t > 140 || e[1] != ' ') return NULL;
-    for (const char *p = t; p + 4 < e; p++)
-        if (!strncmp(p, "pid=", 4) && isdigit((unsigned char)p[4])) return e + 1;
-    return NULL;
-}
-
-/* Past a syslog/journald prefix at t, "Aug  2 20:05:52 host ollama[447]: " (a service's
- * output read with journalctl): month, day, time, host, then a tag ending in ": ". NULL
- * where t holds none. */
-static const char *past_syslog_prefix(const char *t)
-{
-    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-    bool month = false;
-    for (int m = 0; m < 12 && !month; m++) month = !strncmp(t, months + 3 * m, 3);
-    if (!month || t[3] != ' ') return NULL;
-    const char *p = t + 4;
-    while (*p == ' ') p++;
-    if (!isdigit((unsigned char)*p)) return NULL;
-    while (isdigit((unsigned char)*p)) p++;
-    if (*p++ != ' ' || !isdigit((unsigned char)p[0]) || !isdigit((unsigned char)p[1]) || p[2] != ':' ||
-        !isdigit((unsigned char)p[3]) || p[5] != ':' || !isdigit((unsigned char)p[7]))
-        return NULL;
-    p += 8;
-    while (*p == '.' || isdigit((unsigned char)*p)) p++;
-    if (*p++ != ' ') return NULL;
-    const char *host = p;
-    while (*p && *p != ' ') p++; /* the host */
-    if (p == host || *p++ != ' ') return NULL;
-    const char *tag = p, *e = strstr(p, ": ");
-    if (!e || e - tag > 80) return NULL;
-    for (const char *q = tag; q < e; q++)
-        if (*q == ' ') return NULL;
-    return e + 2;
-}
-
 /* Past what a logger writes between its timestamp and the message, at t (the timestamp
  * already read): the separator after the time, a pid column ("  136004  ", Neuron), the
  * level ("ERROR ", "| ERROR    | " loguru) and loguru's "module:function:line - ". NULL
@@ -217,16 +162,6 @@ static const char *past_level_prefix(const char *t)
         if (q == dash && memchr(p, ':', (size_t)(dash - p))) p = dash + 3;
     }
     return p;
-}
-
-/* Past Docker Compose's service column at t, "ollama  | " (the name, spaces, a bar). */
-static const char *past_compose_prefix(const char *t)
-{
-    const char *p = t;
-    while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.') p++;
-    if (p == t || p - t > 64 || *p != ' ') return NULL;
-    while (*p == ' ') p++;
-    return p[0] == '|' && p[1] == ' ' ? p + 2 : NULL;
 }
 
 /* Past a tqdm bar that a native thread's message was written into before the bar's line
@@ -295,29 +230,12 @@ static char *headline_cut(const candidate *c)
             const char *past = past_level_prefix(t);
             if (past && *past) t = past;
         }
+        /* the prefixes launchers and collectors put there (scan/body.c), and a quote's markers */
         for (bool more = true; more;) {
-            const char *ray, *past;
-            more = false;
             while (*t == ' ' || *t == '\t') t++;
-            if ((past = past_syslog_prefix(t)) || (past = past_compose_prefix(t))) {
-                t = past;
-                more = true;
-            } else if (*t == '>') {
-                t++;
-                more = true;
-            } else if (*t == '(' && (ray = past_ray_prefix(t))) {
-                t = ray;
-                more = true;
-            } else if (*t == '[') {
-                const char *e = strchr(t, ']');
-                if (e && e - t < 40 && e[1] == ':') {
-                    t = e + 2;
-                    more = true;
-                } else if (e && e - t < 40 && e[1] == ' ' && kernel_time(t + 1, e)) {
-                    t = e + 1;
-                    more = true;
-                }
-            }
+            size_t b = ldxi_line_body(t, strlen(t));
+            more = b > 0 || *t == '>';
+            t += b ? b : *t == '>';
         }
     }
     return ldxi_asprintf("%.160s", t);

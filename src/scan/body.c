@@ -2,7 +2,7 @@
  * a log collector prefixed: torchrun's "[rank3]: ", Open MPI's "[1,3]<stderr>: ", srun
  * -l's "3: ", Docker Compose's "trainer-0  | ", kubectl's "--timestamps" and "--prefix",
  * GitHub Actions' and journald's clocks, Ray's "(RayTrainWorker pid=4121, ip=...) ",
- * dmesg's seconds since boot. A pattern anchored at a line's start (a bare "Killed", a
+ * dmesg's seconds since boot or (-T) its date. A pattern anchored at a line's start (a bare "Killed", a
  * traceback's first frame) was written for the line as the program printed it; the scan
  * tries it on this body when the whole line turns it down (confirm.c).
  *
@@ -105,6 +105,10 @@ static size_t one_prefix(const char *s, size_t n)
         while (i < c && s[i] == ' ') i++;
         k = digits(s, n, i);
         if (k > i && k < c && s[k] == '.' && digits(s, n, k + 1) == c) return c + 2;
+        /* dmesg -T: "[Wed Jan 27 23:04:35 2021] " */
+        if (c >= 21 && isupper((unsigned char)s[1]) && islower((unsigned char)s[2]) && islower((unsigned char)s[3]) &&
+            s[4] == ' ' && memchr(s, ':', c))
+            return c + 2;
         /* a clock: "[2024-05-01 10:00:00,123] " */
         if (iso_time(s, c, 1) == c) return c + 2;
         /* kubectl logs --prefix: "[pod/trainer-0/pytorch] " */

@@ -50,6 +50,10 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT, MODE_MESSAGE };
  * suppress its errors, logs the frame it gives up on and runs it eagerly
  * (torch/_dynamo/exc.py format_error_msg: "WON'T CONVERT {name} {file} line {n} \ndue to:
  * \n{traceback}", verbose: "... line {n}\n===== TorchDynamo Stack Trace =====\n{traceback}").
+ * ONNX Runtime's ORTModule, failing to export or run a model, logs the exception and trains
+ * it with PyTorch instead (onnxruntime/training/ortmodule/_fallback.py: "Fallback to PyTorch
+ * due to exception {type} was triggered. Report this issue ... See details below:\n\n" and
+ * the exception's text, then its traceback, a few lines below).
  * The prefilter's failure special (rules/hsdb.c) names them too. */
 static const char *const quiet_announcements[] = {
     "Exception ignored in",
@@ -57,6 +61,7 @@ static const char *const quiet_announcements[] = {
     "Error on request:",
     "Exception in ASGI application",
     "WON'T CONVERT ",
+    "Fallback to PyTorch due to exception",
 };
 /* CPython traceback.py, between the exceptions of a chain */
 #define CHAIN_CONTEXT "During handling of the above exception, another exception occurred"
@@ -455,7 +460,7 @@ static ldxi_fail_event *latest_event(ldxi_failure *f)
  * ignored in", a line or two above). */
 static bool announced_ignored(const ldxi_failure *f, uint64_t lineno)
 {
-    return f->ignored_line && lineno - f->ignored_line <= 2;
+    return f->ignored_line && lineno - f->ignored_line <= LDXI_FAIL_ANNOUNCED;
 }
 
 /* A frame on no open block's prefix: a traceback whose header the log does not have (Ray
@@ -639,6 +644,20 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         continue_block(f, (uint32_t)best, text, len, text + plen, n - plen, lineno);
     } else if ((p = find(text, n, "File \"")) && !flat_traceback(f, text, NULL, len, n, lineno)) {
         open_headless(f, text, p, len, lineno);
+    } else if (announced_ignored(f, lineno) && lineno != f->ignored_line) {
+        /* the exception's own line that an announcement's message holds above its traceback
+         * (ORTModule's "See details below:\n\nRuntimeError: ...\n\nTraceback ..."): read, and no
+         * failure, so that no rule's hit on it is taken for one */
+        size_t t = exception_type(text, n);
+        if (t && t < n && text[t] == ':') {
+            ldxi_fail_event ev;
+            memset(&ev, 0, sizeof ev);
+            ev.kind = LDXI_FAIL_EXCEPTION;
+            copy_span(ev.type, sizeof ev.type, text, t);
+            keep_line(&ev.what, text, len, lineno);
+            ev.ignored = true;
+            record(f, &ev);
+        }
     }
     /* blocks nobody continues end in time */
     for (uint32_t b = 0; b < f->nopen;) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #define LDXI_FAIL_EVENTS 16 /* the first ones kept (and the latest after them) */
+#define LDXI_FAIL_ANNOUNCED 4 /* lines an announcement speaks for: its message, a blank, the traceback's header */
 #define LDXI_FAIL_OPEN 8    /* blocks open at once: one per rank's prefix */
 #define LDXI_FAIL_TEXT 300
 
@@ -64,7 +65,9 @@ typedef struct {
     uint32_t nev;
     ldxi_fail_event last; /* the latest event after the first LDXI_FAIL_EVENTS */
     bool has_last;
-    uint64_t ignored_line; /* the last "Exception ignored in" line */
+    uint64_t ignored_line; /* the last line announcing a traceback as no failure ("Exception
+                            * ignored in", a library's fallback warning): the lines up to
+                            * LDXI_FAIL_ANNOUNCED after it are its */
     uint64_t chain_line;   /* the last words between chained exceptions, and the line of */
     uint64_t chain_cause;  /* the exception before them (0: none waiting for the next) */
     uint64_t last_fed;     /* the last line fed (every line while a block is open) */

@@ -244,6 +244,27 @@ static void test_not_failures(void **state)
                             "BackendCompilerFailed: backend='inductor' raised:\n"
                             "Epoch 1: 100%|##########| 50/50 [00:09<00:00,  5.1it/s, loss=0.41]\n", 0);
 
+        /* ONNX Runtime's ORTModule logs an export failure, its exception's line a few lines above
+         * the traceback, and trains with PyTorch; the same line without the warning is a failure */
+        static const char ort[] =
+            "%s"
+            "\n"
+            "RuntimeError: There was an error while exporting the PyTorch model to ONNX: \n"
+            "\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/usr/lib/python3.9/site-packages/onnxruntime/training/ortmodule/_utils.py\", line 325, in "
+            "get_exception_as_string\n"
+            "    raise exception\n";
+        char ortlog[1024];
+        snprintf(ortlog, sizeof ortlog, ort,
+                 "2023-10-26 09:46:58,557 orttraining [WARNING] - Fallback to PyTorch due to exception <class "
+                 "'onnxruntime.training.ortmodule._fallback_exceptions.ORTModuleONNXModelException'> was triggered. "
+                 "Report this issue with a minimal repro at https://www.github.com/microsoft/onnxruntime. See details "
+                 "below:\n");
+        expect_findings(rs, ortlog, 0);
+        snprintf(ortlog, sizeof ortlog, ort, "Epoch 1: 10%\n");
+        expect_findings(rs, ortlog, 1);
+
         char *log = malloc(64 * 1024);
         size_t n = (size_t)sprintf(log, "Traceback (most recent call last):\n"
                                         "  File \"/home/u/x.py\", line 3, in fetch\n"

@@ -91,6 +91,7 @@ static void test_body(void **state)
     assert_int_equal(body("2024-05-01T10:00:00+02:00 Killed"), 26);
     assert_int_equal(body("[2024-05-01 10:00:00] Killed"), 22);
     assert_int_equal(body("[ 1234.567890] Out of memory"), 15);
+    assert_int_equal(body("[Wed Jan 27 23:04:35 2021] Out of memory"), 27);
     assert_int_equal(body("(RayTrainWorker pid=4121, ip=10.0.0.4) Killed"), 39);
     assert_int_equal(body("Aug  2 20:05:52 node1 python[447]: Killed"), 35);
     assert_int_equal(body("[pod/trainer-0/pytorch] Killed"), 24);
