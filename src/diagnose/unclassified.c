@@ -55,6 +55,13 @@ static bool fallback(const ldxi_rule *r)
  * names it), and the few lines after its evidence (the loader's next words, the abort
  * that follows). */
 #define OWN_CLASS_SPAN 5
+static bool tail_signal(const ldxi_rule *r, const char *name)
+{
+    for (size_t k = 0; name && k < r->info.nsignals; k++)
+        if (!strcmp(r->info.signals[k].name, name)) return r->info.signals[k].tail != 0;
+    return false;
+}
+
 static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *const *rules,
                       size_t n, size_t self, bool own_class, uint64_t line, const char *text)
 {
@@ -63,6 +70,9 @@ static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *c
         bool same = !strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED);
         if (j == self || (same && !own_class)) continue;
         for (size_t e = 0; e < d[j].nevidence; e++) {
+            /* what a signal read on the log's last lines (a progress bar the crash was
+             * written into) says how the log ended, not what failed there */
+            if (tail_signal(rules[j], d[j].evidence[e].signal)) continue;
             uint64_t at = d[j].evidence[e].line;
             if (at == line || (same && at < line && line - at <= OWN_CLASS_SPAN)) return true;
         }

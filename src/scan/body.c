@@ -120,7 +120,6 @@ static size_t one_prefix(const char *s, size_t n)
         /* srun -l: "3: " */
         k = digits(s, n, 0);
         if (k + 1 < n && s[k] == ':' && s[k + 1] == ' ') return k + 2;
-        return 0;
     }
     if (s[0] == '(') { /* Ray: "(RayTrainWorker pid=4121, ip=10.0.0.4) ", "(pid=4121) " */
         const char *e = memchr(s, ')', n < PREFIX_MAX ? n : PREFIX_MAX);
@@ -130,6 +129,16 @@ static size_t one_prefix(const char *s, size_t n)
         return 0;
     }
     if ((k = syslog_time(s, n)) != 0) return k;
+    /* pdsh (DeepSpeed's multi-node launcher) and clush: "worker-1: ", "10.10.23.10: ", a host
+     * name with a digit and a letter in it, or an IPv4 address (a word such as "Epoch: " or
+     * "RuntimeError: " is text, and so is a number, "12.5: ") */
+    int digit = 0, alpha = 0, dots = 0;
+    for (k = 0; k < n && k < 64 && (isalnum((unsigned char)s[k]) || s[k] == '-' || s[k] == '.'); k++) {
+        digit |= isdigit((unsigned char)s[k]) != 0;
+        alpha |= isalpha((unsigned char)s[k]) != 0;
+        dots += s[k] == '.';
+    }
+    if (digit && (alpha || dots == 3) && k + 1 < n && s[k] == ':' && s[k + 1] == ' ') return k + 2;
     /* Docker Compose: "trainer-0  | " */
     k = 0;
     while (k < n && k < 64 && (isalnum((unsigned char)s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '.')) k++;

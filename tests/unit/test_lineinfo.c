@@ -95,6 +95,9 @@ static void test_body(void **state)
     assert_int_equal(body("(RayTrainWorker pid=4121, ip=10.0.0.4) Killed"), 39);
     assert_int_equal(body("Aug  2 20:05:52 node1 python[447]: Killed"), 35);
     assert_int_equal(body("[pod/trainer-0/pytorch] Killed"), 24);
+    assert_int_equal(body("worker-1: [rank8]: Killed"), 19);
+    assert_int_equal(body("10.10.23.10: Killed"), 13);
+    assert_int_equal(body("0.0.0.0: Killed"), 9); /* its collapsed template */
     /* prefixes on prefixes: a compose column, a clock, a rank */
     assert_int_equal(body("trainer-0  | 2024-05-01T10:00:00Z [rank0]: Killed"), 43);
     /* collapsed templates: every digit run one '0' */
@@ -105,6 +108,8 @@ static void test_body(void **state)
     assert_int_equal(body("loss: 0.5 | lr 1e-4"), 0);
     assert_int_equal(body("(pid) Killed"), 0);
     assert_int_equal(body("12.5: ratio"), 0);
+    assert_int_equal(body("RuntimeError: Killed"), 0);
+    assert_int_equal(body("Epoch: 3"), 0);
     assert_int_equal(body("Epoch 3 | loss 0.1"), 0);
 }
 
