@@ -244,8 +244,9 @@ static char *headline_cut(const candidate *c)
         for (bool more = true; more;) {
             while (*t == ' ' || *t == '\t') t++;
             size_t b = ldxi_line_body(t, strlen(t));
-            more = b > 0 || *t == '>';
-            t += b ? b : *t == '>';
+            if (!b && *t == '>') b = 1;
+            t += b;
+            more = b > 0;
         }
     }
     return ldxi_asprintf("%.160s", t);

@@ -1,10 +1,11 @@
 /* Where the program's own text starts on a line that a launcher, a container runtime or
  * a log collector prefixed: torchrun's "[rank3]: ", Open MPI's "[1,3]<stderr>: ", srun
- * -l's "3: ", Docker Compose's "trainer-0  | ", kubectl's "--timestamps" and "--prefix",
- * GitHub Actions' and journald's clocks, Ray's "(RayTrainWorker pid=4121, ip=...) ",
- * dmesg's seconds since boot or (-T) its date. A pattern anchored at a line's start (a bare "Killed", a
- * traceback's first frame) was written for the line as the program printed it; the scan
- * tries it on this body when the whole line turns it down (confirm.c).
+ * -l's "3: ", pdsh's "worker-1: ", Docker Compose's "trainer-0  | ", kubectl's
+ * "--timestamps" and "--prefix", GitHub Actions' and journald's clocks, Ray's
+ * "(RayTrainWorker pid=4121, ip=...) ", dmesg's seconds since boot or (-T) its date. A
+ * pattern anchored at a line's start (a bare "Killed", a traceback's first frame) was
+ * written for the line as the program printed it; the scan tries it on this body when
+ * the whole line turns it down (confirm.c).
  *
  * Only the prefixes' shapes are read, never their values: every digit run is one token
  * whatever its length, so that all lines of a template (and of a collapsed template,
