@@ -657,6 +657,9 @@ static bool branch_set(const char *p, size_t n, int depth, lset *best)
         size_t min, max;
         if (c == '\\') {
             char e = i + 1 < n ? p[i + 1] : '\0';
+            /* \Q...\E quotes text, and an empty one is no atom at all: a quantifier after it
+             * repeats what came before ("Q\Q\E*" is "Q*"); not read here */
+            if (e == 'Q' || e == 'E') return false;
             if ((e >= 'a' && e <= 'z') || (e >= 'A' && e <= 'Z') || (e >= '0' && e <= '9') || !e) {
                 /* a class, an assertion, a reference or a coded character: no literal */
                 consider_run(best, run, rl);
