@@ -456,13 +456,6 @@ static ldxi_fail_event *latest_event(ldxi_failure *f)
     return f->has_last ? &f->last : f->nev ? &f->ev[f->nev - 1] : NULL;
 }
 
-/* Whether a traceback starting at lineno is one CPython announced as dropped ("Exception
- * ignored in", a line or two above). */
-static bool announced_ignored(const ldxi_failure *f, uint64_t lineno)
-{
-    return f->ignored_line && lineno - f->ignored_line <= LDXI_FAIL_ANNOUNCED;
-}
-
 /* A frame on no open block's prefix: a traceback whose header the log does not have (Ray
  * prints a remote task's frames after its own line, a paste starts mid-traceback). Its
  * prefix is what stands before the frame's indentation, and one space of it. */
@@ -483,7 +476,7 @@ static void open_headless(ldxi_failure *f, const char *text, const char *p, size
     o->headless = true;
     /* the frames of a traceback whose header a logger prefixed (logger.info(traceback.format_exc()) prefixes
      * the first line only), or announced as ignored */
-    o->ev.ignored = announced_ignored(f, lineno);
+    o->ev.ignored = ldxi_failure_announced(f, lineno);
     if (!lib) take_frame(&o->ev, &fr, text, len, lineno);
 }
 
@@ -543,7 +536,7 @@ static bool flat_traceback(ldxi_failure *f, const char *text, const char *tb, si
         if ((t = exception_type(q, (size_t)(end - q))) && q + t < end) break;
         t = 0;
     }
-    bool ignored = announced_ignored(f, lineno);
+    bool ignored = ldxi_failure_announced(f, lineno);
     if (!t && !tb) return false; /* frames alone: open_headless reads them */
     if (!t) {
         ldxi_fail_block *o = open_header(f, text, tb, len, MODE_TRACEBACK, lineno);
@@ -595,7 +588,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         bool quiet = logged_below_error(text, p);
         if (quiet) f->ignored_line = lineno; /* its frames, unprefixed, open a headless block */
         if ((o = open_header(f, text, p, len, MODE_TRACEBACK, lineno)))
-            o->ev.ignored = quiet || announced_ignored(f, lineno);
+            o->ev.ignored = quiet || ldxi_failure_announced(f, lineno);
         return;
     }
     if (header && announces_quiet(text, n)) {
@@ -644,7 +637,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         continue_block(f, (uint32_t)best, text, len, text + plen, n - plen, lineno);
     } else if ((p = find(text, n, "File \"")) && !flat_traceback(f, text, NULL, len, n, lineno)) {
         open_headless(f, text, p, len, lineno);
-    } else if (announced_ignored(f, lineno) && lineno != f->ignored_line) {
+    } else if (ldxi_failure_announced(f, lineno) && lineno != f->ignored_line) {
         /* the exception's own line that an announcement's message holds above its traceback
          * (ORTModule's "See details below:\n\nRuntimeError: ...\n\nTraceback ..."): read, and no
          * failure, so that no rule's hit on it is taken for one */

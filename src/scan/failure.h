@@ -77,6 +77,19 @@ void ldxi_failure_reset(ldxi_failure *f);
 /* Whether the reader wants a line when no block is open (the plain engine's cheap test;
  * the prefilter's special pattern says the same). */
 bool ldxi_failure_wants(const char *text, size_t len);
+/* Whether an announcement's window (LDXI_FAIL_ANNOUNCED lines) covers line lineno: a
+ * traceback or exception line there is one announced as no failure ("Exception ignored in",
+ * a library's fallback warning). */
+static inline bool ldxi_failure_announced(const ldxi_failure *f, uint64_t lineno)
+{
+    return f->ignored_line && lineno - f->ignored_line <= LDXI_FAIL_ANNOUNCED;
+}
+/* Whether the reader follows line lineno whatever its hint: a block is open, or an
+ * announcement's window still covers it (on every line: inline). */
+static inline bool ldxi_failure_following(const ldxi_failure *f, uint64_t lineno)
+{
+    return f->nopen || ldxi_failure_announced(f, lineno);
+}
 /* header: whether the line may hold a block's first line (a traceback's header, terminate's,
  * faulthandler's, a chain sentence, a quiet announcement): false when the hint that stands
  * for their digit-free strings did not fire, so a line followed inside an open block skips

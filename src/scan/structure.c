@@ -45,8 +45,7 @@ void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t 
     if (hints & LDXI_HINT_VERSIONS) ldxi_versions_feed(s, text, len);
     /* the plain engine's hint (ldxi_failure_wants) reads a line's first 4096 bytes, the
      * reader 8192 */
-    if (s->failure.nopen || (hints & LDXI_HINT_FAILURE) ||
-        (s->failure.ignored_line && lineno - s->failure.ignored_line <= LDXI_FAIL_ANNOUNCED))
+    if ((hints & LDXI_HINT_FAILURE) || ldxi_failure_following(&s->failure, lineno))
         ldxi_failure_feed(&s->failure, text, len, lineno, (hints & LDXI_HINT_FAILURE) != 0 || len > 4096);
 }
 
