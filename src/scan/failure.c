@@ -480,14 +480,28 @@ static void open_headless(ldxi_failure *f, const char *text, const char *p, size
     if (!lib) take_frame(&o->ev, &fr, text, len, lineno);
 }
 
+/* glog's record header at q: its severity letter, the month and day, a space, the hour
+ * ("W0530 14:48:26.433000 ..."), as PyTorch's C++ and Python loggers (torch._logging) and
+ * absl write it; only I and W are below error */
+static bool glog_below_error(const char *q, const char *tb)
+{
+    if (tb - q < 9 || (*q != 'I' && *q != 'W')) return false;
+    for (int i = 1; i <= 4; i++)
+        if (!isdigit((unsigned char)q[i])) return false;
+    return q[5] == ' ' && isdigit((unsigned char)q[6]) && isdigit((unsigned char)q[7]) && q[8] == ':';
+}
+
 /* Whether the logging prefix before a traceback's header (text up to tb) gives it a level below ERROR: a
  * program that logs a caught exception's traceback at INFO or WARNING goes on (ms-swift's dataset
  * preprocessor: logger.info(traceback.format_exc()) as "[INFO:swift] Traceback ...", then "There are errors in
  * the dataset, the data will be deleted"); an uncaught exception prints its traceback with no level, and
- * logger.exception() logs at ERROR. */
+ * logger.exception() logs at ERROR. glog's one-letter levels count the same (TorchDynamo logging the frame it gives
+ * up on, "W0530 14:48:26.433000 2622492 .../convert_frame.py:1233] Traceback ...", on every line of the record). */
 static bool logged_below_error(const char *text, const char *tb)
 {
     static const char *const levels[] = {"INFO", "WARNING", "WARN", "DEBUG", "NOTICE"};
+    for (const char *q = text; q < tb; q++)
+        if ((q == text || !isalnum((unsigned char)q[-1])) && glog_below_error(q, tb)) return true;
     for (size_t i = 0; i < sizeof levels / sizeof *levels; i++) {
         size_t k = strlen(levels[i]);
         for (const char *q = text; q + k <= tb; q++) {

@@ -201,6 +201,26 @@ static void test_not_failures(void **state)
                             "KeyError: 'response'\n"
                             "\n"
                             "[WARNING:swift] There are errors in the dataset, the data will be deleted\n", 0);
+        /* TorchDynamo giving up on a frame at glog's W level, every line of the record prefixed, and two
+         * tracebacks in the one record: the frame runs eagerly; the same record at E is a failure */
+        {
+            const char *dyn =
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233] WON'T CONVERT forward model.py line 228 \n"
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233] due to: \n"
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233] Traceback (most recent call last):\n"
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233]   File \"/opt/torch/_dynamo/output_graph.py\", line 1446, in _call_user_compiler\n"
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233] torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:\n"
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233] \n"
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233] Traceback (most recent call last):\n"
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233]   File \"/opt/triton/compiler/compiler.py\", line 390, in _init_handles\n"
+                "%c0530 14:48:26.433000 2622492 torch/_dynamo/convert_frame.py:1233] SystemError: PY_SSIZE_T_CLEAN macro must be defined for '#' formats\n"
+                "step:1/20000 train_loss:1.082584e+01 train_time:6029ms\n";
+            char buf[2048];
+            snprintf(buf, sizeof buf, dyn, 'W', 'W', 'W', 'W', 'W', 'W', 'W', 'W', 'W');
+            expect_findings(rs, buf, 0);
+            snprintf(buf, sizeof buf, dyn, 'E', 'E', 'E', 'E', 'E', 'E', 'E', 'E', 'E');
+            expect_findings(rs, buf, 1);
+        }
         /* an IPython traceback: the exception it ends in is the evidence, not its header */
         {
             ldx_file_report *fr = analyze_text(rs,
