@@ -91,7 +91,12 @@ size_t ldxi_clean_line(const char *src, size_t len, char *dst)
  * The scan reads that string: unescaped in place and moved to the line's start (never longer
  * than its escaped form), its final line end dropped, a line end or carriage return inside it
  * (a record a shipper joined) read as a space, the object's other fields dropped. Only a field
- * of the object itself counts, never one nested inside another value. */
+ * of the object itself counts, never one nested inside another value.
+ * A structured logger's message is often a short event name whose detail is a field of its own:
+ * zap's and logr's "error" (controller-runtime operators: KubeRay, Kubeflow's training operator,
+ * JobSet), logrus' and slog's "error" or "err", KubeRay's "reason" ('"msg":"reconcilePods", ...
+ * "reason":"... Reason:OOMKilled ..."'). The first such field of the object follows the message,
+ * after a space. */
 static const struct {
     const char *name;
     size_t len;
@@ -99,10 +104,26 @@ static const struct {
     {"log", 3}, {"message", 7}, {"msg", 3}, {"MESSAGE", 7}, {"textPayload", 11}, {"text", 4},
 };
 
+static const struct {
+    const char *name;
+    size_t len;
+} detail_fields[] = {
+    {"error", 5}, {"err", 3}, {"reason", 6},
+};
+/* at most this much of a detail field that stands before the message is read */
+#define DETAIL_HELD 4096
+
 static bool is_log_field(const char *k, size_t n)
 {
     for (size_t i = 0; i < sizeof log_fields / sizeof *log_fields; i++)
         if (n == log_fields[i].len && memcmp(k, log_fields[i].name, n) == 0) return true;
+    return false;
+}
+
+static bool is_detail_field(const char *k, size_t n)
+{
+    for (size_t i = 0; i < sizeof detail_fields / sizeof *detail_fields; i++)
+        if (n == detail_fields[i].len && memcmp(k, detail_fields[i].name, n) == 0) return true;
     return false;
 }
 
@@ -120,8 +141,9 @@ static const char *skip_space(const char *s, const char *end)
     return s;
 }
 
-/* the offset of the log string's first byte (after its quote), or 0: not a JSON log line */
-static size_t json_log_at(const char *p, size_t n)
+/* the offset of the first byte (after its quote) of the string value of the object's first
+ * field that `want` names, or 0: none, or no JSON object */
+static size_t json_field_at(const char *p, size_t n, bool (*want)(const char *, size_t))
 {
     const char *end = p + n, *s = skip_space(p + 1, end);
     if (n < 8 || *p != '{' || s >= end || *s != '"') return 0; /* {'loss': ...} is Python's */
@@ -135,7 +157,7 @@ static size_t json_log_at(const char *p, size_t n)
             if (depth == 1 && key) {
                 const char *v = skip_space(q + 1, end);
                 if (v < end && *v == ':') v = skip_space(v + 1, end);
-                if (v < end && *v == '"' && is_log_field(s + 1, (size_t)(q - s - 1)))
+                if (v < end && *v == '"' && want(s + 1, (size_t)(q - s - 1)))
                     return (size_t)(v + 1 - p);
                 key = false;
             }
@@ -152,7 +174,7 @@ static size_t json_log_at(const char *p, size_t n)
 
 size_t ldxi_json_log(const char *p, size_t n)
 {
-    return json_log_at(p, n);
+    return json_field_at(p, n, is_log_field);
 }
 
 static int hex4(const char *p, const char *end)
@@ -168,9 +190,10 @@ static int hex4(const char *p, const char *end)
     return v;
 }
 
-size_t ldxi_unjson(char *p, size_t n, size_t at)
+/* The JSON string at s (after its quote) unescaped to out, which never runs ahead of s when
+ * both lie in one buffer: its length, without the line ends it ends in. */
+static size_t unescape_to(char *p, const char *s, const char *end)
 {
-    const char *s = p + at, *end = p + n;
     size_t o = 0, kept = 0; /* kept: the text before the line ends the string ends in */
     while (s < end && *s != '"') {
         if (*s != '\\' || end - s < 2) {
@@ -207,6 +230,27 @@ size_t ldxi_unjson(char *p, size_t n, size_t at)
         kept = o;
     }
     return kept;
+}
+
+size_t ldxi_unjson(char *p, size_t n, size_t at)
+{
+    const char *end = p + n;
+    size_t d = json_field_at(p, n, is_detail_field);
+    char held[DETAIL_HELD];
+    size_t nheld = 0;
+    if (d && d < at) { /* the detail stands first (logrus sorts its keys): kept aside */
+        const char *q = string_end(p + d - 1, end);
+        nheld = (size_t)(q - (p + d)) < sizeof held ? (size_t)(q - (p + d)) : sizeof held;
+        memcpy(held, p + d, nheld);
+    }
+    size_t m = unescape_to(p, p + at, end);
+    if (!d) return m;
+    /* the message's text ends before the detail's string starts (each byte written takes at
+     * least one read), so the detail is unescaped after it in place */
+    size_t k = d < at ? unescape_to(p + m + 1, held, held + nheld) : unescape_to(p + m + 1, p + d, end);
+    if (!k) return m;
+    p[m] = ' ';
+    return m + 1 + k;
 }
 
 size_t ldxi_json_line(char *p, size_t n, size_t at)

@@ -84,6 +84,16 @@ static void test_json_log(void **state)
            "RuntimeError: boom");
     unjson("{\"__CURSOR\":\"s=1\",\"_PID\":\"7\",\"MESSAGE\":\"Killed process 7 (python)\"}",
            "Killed process 7 (python)");
+    /* a structured logger's detail field after the message, whichever stands first (zap puts its
+     * fields after "msg", logrus sorts "error" before it); a nested or non-string one is not read */
+    unjson("{\"level\":\"error\",\"msg\":\"Reconciler error\",\"controller\":\"rayjob\",\"error\":\"pods \\\"w-0\\\" OOMKilled\"}",
+           "Reconciler error pods \"w-0\" OOMKilled");
+    unjson("{\"error\":\"connection refused\\n\",\"level\":\"error\",\"msg\":\"dial failed\",\"time\":\"t\"}",
+           "dial failed connection refused");
+    unjson("{\"msg\":\"reconcilePods\",\"shouldDelete\":true,\"reason\":\"Reason:OOMKilled\"}",
+           "reconcilePods Reason:OOMKilled");
+    unjson("{\"msg\":\"done\",\"error\":null,\"data\":{\"error\":\"nested\"}}", "done");
+    unjson("{\"msg\":\"step\",\"err\":\"\"}", "step");
     /* not a log record: a nested message, a non-string message, metrics, Python's dict */
     unjson("{\"jsonPayload\":{\"message\":\"nested\"},\"n\":1}", "{\"jsonPayload\":{\"message\":\"nested\"},\"n\":1}");
     unjson("{\"message\": 3, \"loss\": 2.5}", "{\"message\": 3, \"loss\": 2.5}");
