@@ -272,28 +272,49 @@ static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The ruleset is shared by threads, so this is the one place that writes to it after
  * loading: under a lock, with the flag published after the code, and no thread
  * matching the pattern before it sees the flag. */
-pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
+/* The JIT-compiled copy, made once by whichever thread gets here first: the code itself
+ * stays as it is, since other threads may be matching with it. */
+static pcre2_code *sig_jit(ldxi_sigc *w)
 {
-    if (__atomic_load_n(&sc->ready, __ATOMIC_ACQUIRE)) return sc->code;
     pthread_mutex_lock(&code_lock);
-    ldxi_sigc *w = (ldxi_sigc *)sc;
-    if (!w->ready) {
-        if (!w->code) {
-            int err;
-            PCRE2_SIZE off;
-            w->code = pcre2_compile((PCRE2_SPTR)w->pattern, PCRE2_ZERO_TERMINATED, w->options,
-                                    &err, &off, NULL);
+    if (!w->jcode && !__atomic_load_n(&w->nojit, __ATOMIC_RELAXED)) {
+        pcre2_code *j = pcre2_code_copy(w->code);
+        if (j && pcre2_jit_compile(j, PCRE2_JIT_COMPLETE) == 0) {
+            __atomic_store_n(&w->jcode, j, __ATOMIC_RELEASE);
+        } else {
+            pcre2_code_free(j); /* without JIT it is only slower */
+            __atomic_store_n(&w->nojit, true, __ATOMIC_RELAXED);
         }
-        uint32_t br = 0;
-        if (w->code) pcre2_pattern_info(w->code, PCRE2_INFO_BACKREFMAX, &br);
-        w->backref = br > 0;
-        w->bol = w->code && ldxi_has_start_anchor(w->pattern);
-        /* without JIT it is only slower */
-        w->jit = w->code && pcre2_jit_compile(w->code, PCRE2_JIT_COMPLETE) == 0;
-        __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&code_lock);
-    return sc->code;
+    return w->jcode ? w->jcode : w->code;
+}
+
+pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
+{
+    ldxi_sigc *w = (ldxi_sigc *)sc;
+    pcre2_code *j = __atomic_load_n(&w->jcode, __ATOMIC_ACQUIRE);
+    if (j) return j;
+    if (!__atomic_load_n(&sc->ready, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&code_lock);
+        if (!w->ready) {
+            if (!w->code) {
+                int err;
+                PCRE2_SIZE off;
+                w->code = pcre2_compile((PCRE2_SPTR)w->pattern, PCRE2_ZERO_TERMINATED, w->options,
+                                        &err, &off, NULL);
+            }
+            uint32_t br = 0;
+            if (w->code) pcre2_pattern_info(w->code, PCRE2_INFO_BACKREFMAX, &br);
+            w->backref = br > 0;
+            w->bol = w->code && ldxi_has_start_anchor(w->pattern);
+            __atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&code_lock);
+    }
+    if (!w->code || __atomic_load_n(&w->nojit, __ATOMIC_RELAXED)) return w->code;
+    if (__atomic_add_fetch(&w->uses, 1, __ATOMIC_RELAXED) == LDXI_JIT_AFTER) return sig_jit(w);
+    return w->code;
 }
 
 void ldxi_sig_gate(const ldxi_sigc *sc)
@@ -1049,6 +1070,7 @@ void ldxi_rule_free(ldxi_rule *r)
     if (!r) return;
     for (size_t i = 0; r->sigs && i < r->info.nsignals; i++) {
         if (r->sigs[i].code) pcre2_code_free(r->sigs[i].code);
+        if (r->sigs[i].jcode) pcre2_code_free(r->sigs[i].jcode);
         free(r->sigs[i].req);
     }
     free(r);

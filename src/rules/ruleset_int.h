@@ -33,12 +33,16 @@ ldxi_req *ldxi_required_literals(const char *pattern, bool caseless);
 bool ldxi_req_pass(const ldxi_req *r, const char *text, size_t len);
 
 typedef struct ldxi_sigc_s {
-    /* Compiled and JIT-compiled on first use (ldxi_sig_code): most patterns of a large
-     * rule set never reach PCRE2 behind the prefilter. User rules are compiled at load,
-     * to report their errors, and JIT-compiled on first use. */
+    /* Compiled on first use (ldxi_sig_code): most patterns of a large rule set never
+     * reach PCRE2 behind the prefilter. User rules are compiled at load, to report their
+     * errors. A pattern is JIT-compiled, as a copy, once it has run LDXI_JIT_AFTER times:
+     * on a short log most patterns run a few times, and the JIT's compile (a tenth of a
+     * millisecond a pattern and more) would cost more than it saves. */
     pcre2_code *code;
-    int ready;             /* code compiled and JIT-compiled: set once, under a lock */
-    bool jit;              /* the JIT took it (pcre2_jit_match can run it) */
+    int ready;             /* code compiled: set once, under a lock */
+    pcre2_code *jcode;     /* code's JIT-compiled copy, published once made (NULL: not yet) */
+    uint32_t uses;         /* runs counted towards LDXI_JIT_AFTER */
+    bool nojit;            /* the JIT did not take it: interpreted for good */
     ldxi_req *req;         /* the gate in front of it (NULL: none yet, or none), made once
                             * PCRE2 has turned down LDXI_GATE_AFTER lines (ldxi_sig_gate):
                             * a pattern that rarely runs for nothing is not worth a walk */
@@ -70,6 +74,9 @@ enum { LDXI_NUM_READ = 1, LDXI_NUM_JUMP = 2 };
 
 /* The signal's compiled pattern, ready to match (NULL if it does not compile).
  * Thread-safe. */
+#define LDXI_JIT_AFTER 16
+/* The code to run sc with now (compiled on first use; its JIT-compiled copy once sc has
+ * run LDXI_JIT_AFTER times). Counts a run. */
 pcre2_code *ldxi_sig_code(const ldxi_sigc *sc);
 /* Makes sc's gate (once, thread-safe; sc->req is then read with an acquire load). */
 void ldxi_sig_gate(const ldxi_sigc *sc);

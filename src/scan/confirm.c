@@ -47,12 +47,13 @@ void ldxi_scan_shared(const ldx_scanner *s, size_t i, size_t k, bool hit, ldxi_r
     sig_count(s, i, k, hit, 0);
 }
 
-/* PCRE2 once, through the JIT's entry point where it took the pattern. */
+/* PCRE2 once, through the JIT's entry point where code is the JIT-compiled copy. */
 static inline int exec_once(const ldxi_sigc *sc, pcre2_code *code, const char *text, size_t len, size_t start,
                             uint32_t opts, pcre2_match_data *md, pcre2_match_context *mctx)
 {
-    return sc->jit ? pcre2_jit_match(code, (PCRE2_SPTR)text, len, start, opts, md, mctx)
-                   : pcre2_match(code, (PCRE2_SPTR)text, len, start, opts, md, mctx);
+    return code == __atomic_load_n(&sc->jcode, __ATOMIC_ACQUIRE)
+               ? pcre2_jit_match(code, (PCRE2_SPTR)text, len, start, opts, md, mctx)
+               : pcre2_match(code, (PCRE2_SPTR)text, len, start, opts, md, mctx);
 }
 
 int ldxi_sig_exec(const ldxi_sigc *sc, pcre2_code *code, const char *text, size_t len, size_t start,

@@ -1,12 +1,15 @@
 /* The gate in front of PCRE2 (rules/required.c): the fixed strings it reads out of a
  * pattern must be on every line the pattern matches. Checked two ways: what it reads
  * from patterns of known shape, and, for patterns of every construct it must read or
- * refuse, that no line PCRE2 matches is turned away. */
+ * refuse, that no line PCRE2 matches is turned away. And the code a signal runs with
+ * (rules/load.c ldxi_sig_code): interpreted until its LDXI_JIT_AFTER-th run, then its
+ * JIT-compiled copy, the same matches either way. */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
 #include "test_util.h"
 #include "../../src/rules/ruleset_int.h"
+#include "../../src/scan/scan_int.h"
 
 /* The strings of r's sets, "a|b & c" in set order. */
 static void sets_text(const ldxi_req *r, char *out, size_t size)
@@ -115,11 +118,46 @@ static void test_never_turns_away_a_match(void **state)
     pcre2_match_data_free(md);
 }
 
+/* A signal's pattern runs interpreted for its first LDXI_JIT_AFTER - 1 runs, then through
+ * its JIT-compiled copy (where the JIT takes it), with the same captures. */
+static void test_jit_after_uses(void **state)
+{
+    (void)state;
+    ldxi_sigc sc;
+    memset(&sc, 0, sizeof sc);
+    sc.pattern = "step (?<n>\\d+) loss (?<v>nan|[\\d.]+)";
+    const char *line = "iter 7: step 12 loss nan";
+    pcre2_code *first = ldxi_sig_code(&sc);
+    assert_non_null(first);
+    assert_null(sc.jcode);
+    pcre2_match_data *md = pcre2_match_data_create_from_pattern(first, NULL);
+    assert_true(ldxi_sig_exec(&sc, first, line, strlen(line), 0, 0, md, NULL) > 0);
+    PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+    size_t at = ov[2], end = ov[5];
+    for (int i = 2; i < LDXI_JIT_AFTER; i++) assert_ptr_equal(ldxi_sig_code(&sc), first);
+    assert_null(sc.jcode);
+    pcre2_code *now = ldxi_sig_code(&sc);
+    if (!sc.nojit) {
+        assert_non_null(sc.jcode);
+        assert_ptr_equal(now, sc.jcode);
+        assert_ptr_not_equal(now, first);
+    }
+    assert_ptr_equal(ldxi_sig_code(&sc), now);
+    assert_true(ldxi_sig_exec(&sc, now, line, strlen(line), 0, 0, md, NULL) > 0);
+    assert_int_equal(ov[2], at);
+    assert_int_equal(ov[5], end);
+    assert_true(ldxi_sig_exec(&sc, now, "step x loss 1", 13, 0, 0, md, NULL) < 0);
+    pcre2_match_data_free(md);
+    pcre2_code_free(sc.code);
+    pcre2_code_free(sc.jcode);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads),
         cmocka_unit_test(test_never_turns_away_a_match),
+        cmocka_unit_test(test_jit_after_uses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
