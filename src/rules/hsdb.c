@@ -4,6 +4,7 @@
 #include "hsdb.h"
 
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -347,7 +348,7 @@ static bool compile_part(ldx_ruleset *rs, ldxi_hsdb *h, uint32_t *gs, size_t n,
     size_t nt = 0;
     for (size_t x = 0; ok && db && x < n; x++) {
         const ldx_signal_info *si = signal_of(rs, h, gs[x]);
-        if (h->blind[gs[x]]) continue;
+        if (ldxi_hsdb_blind(h, gs[x])) continue;
         char *wide = ldxi_re_widen_digits(ent[x].expr ? ent[x].expr : si->pattern);
         bool literal = ent[x].literal, ci = ent[x].caseless;
         if (!wide && !literal) {
@@ -806,20 +807,35 @@ static bool serves_most(const ldxi_hspart *p, uint32_t nsig)
 }
 
 /* Which signals' patterns are digit-blind, and the others widened (digits.c): the
- * template database and the line memo go by them. */
+ * template database and the line memo go by them. Each is read when first asked
+ * (ldxi_hsdb_blind). */
 static bool digit_blindness(const ldx_ruleset *rs, ldxi_hsdb *h)
 {
-    h->blind = calloc(h->nsig ? h->nsig : 1, sizeof(bool));
+    (void)rs;
+    h->blind = calloc(h->nsig ? h->nsig : 1, 1);
     h->wide = calloc(h->nsig ? h->nsig : 1, sizeof(ldxi_sigc));
-    if (!h->blind || !h->wide) return false;
-    for (uint32_t g = 0; g < h->nsig; g++) {
-        const ldx_signal_info *si = signal_of(rs, h, g);
-        h->blind[g] = ldxi_re_digit_blind(si->pattern);
-        if (h->blind[g]) continue;
-        h->wide[g].pattern = ldxi_re_widen_digits(si->pattern); /* NULL: none */
-        h->wide[g].options = rs->rules[h->refs[g].rule]->sigs[h->refs[g].sig].options;
+    return h->blind && h->wide;
+}
+
+static pthread_mutex_t blind_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool ldxi_hsdb_blind(const ldxi_hsdb *h, uint32_t g)
+{
+    unsigned char b = __atomic_load_n(&h->blind[g], __ATOMIC_ACQUIRE);
+    if (b) return b == 1;
+    pthread_mutex_lock(&blind_lock);
+    b = h->blind[g];
+    if (!b) {
+        const ldxi_sigc *sc = h->refs[g].sc;
+        b = ldxi_re_digit_blind(sc->pattern) ? 1 : 2;
+        if (b == 2) {
+            h->wide[g].pattern = ldxi_re_widen_digits(sc->pattern); /* NULL: none */
+            h->wide[g].options = sc->options;
+        }
+        __atomic_store_n(&h->blind[g], b, __ATOMIC_RELEASE);
     }
-    return true;
+    pthread_mutex_unlock(&blind_lock);
+    return b == 1;
 }
 
 /* Three environment variables are for testing: LOGDX_ENGINE=pcre2 builds no prefilter

@@ -87,8 +87,10 @@ typedef struct ldxi_hsdb {
     bool embedded;       /* part 0 came from the build-time database */
     /* Per signal g (digits.c): whether its pattern is digit-blind, and for one that is
      * not, the pattern widened for templates (pattern NULL: none), compiled on first use
-     * by ldxi_sig_code() like the signals' own. The line memo reads them. */
-    bool *blind;
+     * by ldxi_sig_code() like the signals' own. The line memo reads them, through
+     * ldxi_hsdb_blind(), which reads a pattern the first time it is asked: a short log
+     * asks about few of the rule set's two thousand patterns. */
+    unsigned char *blind; /* 0: not read yet, 1: digit-blind, 2: reads digits */
     struct ldxi_sigc_s *wide;
     /* Collapsed templates: the signals no collapsed database has (its widening failed),
      * which may match a line of any collapsed template, ascending; cwide[g], the
@@ -157,5 +159,9 @@ void ldxi_hscache_write(const char *path, const char *data, size_t len);
 /* Serializes rs's run-time database with the names of what its ids stand for, for the
  * build-time tool. */
 bool ldxi_hsdb_serialize(const struct ldx_ruleset *rs, char **out, size_t *len);
+
+/* Whether signal g's pattern is digit-blind (digits.c); read, with its widened pattern
+ * (wide[g]), the first time it is asked, by whichever thread asks first. */
+bool ldxi_hsdb_blind(const ldxi_hsdb *h, uint32_t g);
 
 #endif

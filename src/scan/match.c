@@ -705,7 +705,7 @@ static void match_line(const ldx_scanner *s, ldxi_batch *b, ldxi_worker *w, uint
         uint32_t start = 0;
         if (limited || (cd && cd->off)) {
             mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, 0};
-        } else if (!s->rs->hs->blind[g]) {
+        } else if (!ldxi_hsdb_blind(s->rs->hs, g)) {
             if (where_from(s, w, g, mm->keys + e->key, e->len, hit, &start))
                 mm->items[mm->nitems++] = (ldxi_memo_item){g, LDXI_MEMO_RUN, start};
         } else if (hit) {
