@@ -281,15 +281,16 @@ ldx_table_info *ldxi_table_load(const ldxi_ynode *root, const char *path, bool b
     }
     t->cells = cells;
     t->nrows = rows->n;
-    for (size_t r = 1; r < t->nrows; r++) {
-        key_form a = form_of(cells[r * t->ncolumns + t->key]);
-        for (size_t q = 0; q < r; q++) {
-            key_form b = form_of(cells[q * t->ncolumns + t->key]);
-            if (same_key(t, &a, &b)) {
-                err(&c, rows->items[r], "duplicate key '%s' (also row %zu)", a.text, q + 1);
+    /* every key read once: the pairs are many (a catalogue of a few hundred rows) */
+    key_form *forms = malloc((t->nrows ? t->nrows : 1) * sizeof *forms);
+    if (!forms) return NULL;
+    for (size_t r = 0; r < t->nrows; r++) forms[r] = form_of(cells[r * t->ncolumns + t->key]);
+    for (size_t r = 1; r < t->nrows; r++)
+        for (size_t q = 0; q < r; q++)
+            if (same_key(t, &forms[r], &forms[q])) {
+                err(&c, rows->items[r], "duplicate key '%s' (also row %zu)", forms[r].text, q + 1);
                 break;
             }
-        }
-    }
+    free(forms);
     return c.errors ? NULL : t;
 }
