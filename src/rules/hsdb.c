@@ -985,12 +985,12 @@ void ldxi_hsdb_free(ldxi_hsdb *h)
     free(h->same_head);
     free(h->always);
     for (uint32_t g = 0; h->wide && g < h->nsig; g++) {
-        pcre2_code_free(h->wide[g].code);
+        ldxi_sig_free_code(&h->wide[g]);
         free((char *)h->wide[g].pattern);
     }
     free(h->wide);
     for (uint32_t g = 0; h->cwide && g < h->nsig; g++) {
-        pcre2_code_free(h->cwide[g].code);
+        ldxi_sig_free_code(&h->cwide[g]);
         free((char *)h->cwide[g].pattern);
     }
     free(h->cwide);

@@ -290,6 +290,13 @@ static pcre2_code *sig_jit(ldxi_sigc *w)
     return w->jcode ? w->jcode : w->code;
 }
 
+void ldxi_sig_free_code(ldxi_sigc *sc)
+{
+    pcre2_code_free(sc->code);
+    pcre2_code_free(sc->jcode);
+    sc->code = sc->jcode = NULL;
+}
+
 pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
 {
     ldxi_sigc *w = (ldxi_sigc *)sc;
@@ -1069,8 +1076,7 @@ void ldxi_rule_free(ldxi_rule *r)
 {
     if (!r) return;
     for (size_t i = 0; r->sigs && i < r->info.nsignals; i++) {
-        if (r->sigs[i].code) pcre2_code_free(r->sigs[i].code);
-        if (r->sigs[i].jcode) pcre2_code_free(r->sigs[i].jcode);
+        ldxi_sig_free_code(&r->sigs[i]);
         free(r->sigs[i].req);
     }
     free(r);

@@ -78,6 +78,8 @@ enum { LDXI_NUM_READ = 1, LDXI_NUM_JUMP = 2 };
 /* The code to run sc with now (compiled on first use; its JIT-compiled copy once sc has
  * run LDXI_JIT_AFTER times). Counts a run. */
 pcre2_code *ldxi_sig_code(const ldxi_sigc *sc);
+/* Frees sc's code and its JIT-compiled copy. */
+void ldxi_sig_free_code(ldxi_sigc *sc);
 /* Makes sc's gate (once, thread-safe; sc->req is then read with an acquire load). */
 void ldxi_sig_gate(const ldxi_sigc *sc);
 /* A back reference makes each step of a match compare text, so its cost grows with the
