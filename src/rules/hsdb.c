@@ -3,8 +3,8 @@
  * that contains the built-in rules, with or without user rules around them. */
 #include "hsdb.h"
 
-#include <stdio.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -809,9 +809,8 @@ static bool serves_most(const ldxi_hspart *p, uint32_t nsig)
 /* Which signals' patterns are digit-blind, and the others widened (digits.c): the
  * template database and the line memo go by them. Each is read when first asked
  * (ldxi_hsdb_blind). */
-static bool digit_blindness(const ldx_ruleset *rs, ldxi_hsdb *h)
+static bool digit_blindness(ldxi_hsdb *h)
 {
-    (void)rs;
     h->blind = calloc(h->nsig ? h->nsig : 1, 1);
     h->wide = calloc(h->nsig ? h->nsig : 1, sizeof(ldxi_sigc));
     return h->blind && h->wide;
@@ -876,7 +875,7 @@ void ldxi_hsdb_build(ldx_ruleset *rs, struct ldx_msgs *msgs)
             h->refs[g] = (ldxi_sigref){(uint32_t)i, k, &rs->rules[i]->sigs[k]};
             by_hash[g] = (hashed){signal_hash(&rs->rules[i]->info.signals[k]), g};
         }
-    if (!digit_blindness(rs, h)) {
+    if (!digit_blindness(h)) {
         free(by_hash);
         free(covered);
         free(rest);

@@ -269,9 +269,6 @@ static long nested_unbounded(const char *pat)
 
 static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The ruleset is shared by threads, so this is the one place that writes to it after
- * loading: under a lock, with the flag published after the code, and no thread
- * matching the pattern before it sees the flag. */
 /* The JIT-compiled copy, made once by whichever thread gets here first: the code itself
  * stays as it is, since other threads may be matching with it. */
 static pcre2_code *sig_jit(ldxi_sigc *w)
@@ -297,6 +294,9 @@ void ldxi_sig_free_code(ldxi_sigc *sc)
     sc->code = sc->jcode = NULL;
 }
 
+/* The ruleset is shared by threads, so this is the one place that writes to it after
+ * loading: under a lock, with the flag published after the code, and no thread
+ * matching the pattern before it sees the flag (the JIT's copy likewise). */
 pcre2_code *ldxi_sig_code(const ldxi_sigc *sc)
 {
     ldxi_sigc *w = (ldxi_sigc *)sc;

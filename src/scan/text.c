@@ -97,34 +97,35 @@ size_t ldxi_clean_line(const char *src, size_t len, char *dst)
  * JobSet), logrus' and slog's "error" or "err", KubeRay's "reason" ('"msg":"reconcilePods", ...
  * "reason":"... Reason:OOMKilled ..."'). The first such field of the object follows the message,
  * after a space. */
-static const struct {
+typedef struct {
     const char *name;
     size_t len;
-} log_fields[] = {
+} field_name;
+
+static const field_name log_fields[] = {
     {"log", 3}, {"message", 7}, {"msg", 3}, {"MESSAGE", 7}, {"textPayload", 11}, {"text", 4},
 };
-
-static const struct {
-    const char *name;
-    size_t len;
-} detail_fields[] = {
+static const field_name detail_fields[] = {
     {"error", 5}, {"err", 3}, {"reason", 6},
 };
 /* at most this much of a detail field that stands before the message is read */
 #define DETAIL_HELD 4096
 
+static bool named(const field_name *f, size_t nf, const char *k, size_t n)
+{
+    for (size_t i = 0; i < nf; i++)
+        if (n == f[i].len && memcmp(k, f[i].name, n) == 0) return true;
+    return false;
+}
+
 static bool is_log_field(const char *k, size_t n)
 {
-    for (size_t i = 0; i < sizeof log_fields / sizeof *log_fields; i++)
-        if (n == log_fields[i].len && memcmp(k, log_fields[i].name, n) == 0) return true;
-    return false;
+    return named(log_fields, sizeof log_fields / sizeof *log_fields, k, n);
 }
 
 static bool is_detail_field(const char *k, size_t n)
 {
-    for (size_t i = 0; i < sizeof detail_fields / sizeof *detail_fields; i++)
-        if (n == detail_fields[i].len && memcmp(k, detail_fields[i].name, n) == 0) return true;
-    return false;
+    return named(detail_fields, sizeof detail_fields / sizeof *detail_fields, k, n);
 }
 
 /* the end of the JSON string whose opening quote is at s (the closing quote, or end) */

@@ -148,8 +148,7 @@ static void test_jit_after_uses(void **state)
     assert_int_equal(ov[5], end);
     assert_true(ldxi_sig_exec(&sc, now, "step x loss 1", 13, 0, 0, md, NULL) < 0);
     pcre2_match_data_free(md);
-    pcre2_code_free(sc.code);
-    pcre2_code_free(sc.jcode);
+    ldxi_sig_free_code(&sc);
 }
 
 int main(void)
