@@ -43,6 +43,14 @@ void ldx_reader_destroy(ldx_reader *r);
 /* LDX_OK with a line, LDX_EOF at the end, LDX_EIO when reading failed (the lines
  * before it were still returned; ldx_reader_error() says what happened). */
 ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line);
+/* A hard-wrapped paste (a terminal's scroll-back, a mailed log: no line wider than one
+ * width, many exactly that wide) is read with each row of that width joined to the row
+ * after it, so that a message cut in two is one line again; a joined line has the
+ * number of its first row. ldx_reader_keep_wraps (before the first read) turns that
+ * off. ldx_reader_unwrapped: the width rows were joined at (0: none were) and, in
+ * *joins when not NULL, how many rows were joined to the one before. */
+void ldx_reader_keep_wraps(ldx_reader *r);
+size_t ldx_reader_unwrapped(const ldx_reader *r, uint64_t *joins);
 const char *ldx_reader_error(const ldx_reader *r);
 const char *ldx_reader_name(const ldx_reader *r);
 uint64_t ldx_reader_bytes(const ldx_reader *r);

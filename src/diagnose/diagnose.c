@@ -862,6 +862,13 @@ ldx_status ldx_analyze(ldx_scanner *s, ldx_reader *r, ldx_file_report **out)
                          s->rs->rules[i]->info.signals[s->limit_sig[i]].name,
                          (unsigned long long)s->limit_hits[i]);
     }
+    uint64_t joins;
+    size_t width = ldx_reader_unwrapped(r, &joins);
+    if (width)
+        ldx_msgs_add((*out)->errors, LDX_MSG_NOTE, ldx_reader_name(r), 0, 0,
+                     "read as a paste hard-wrapped at %zu columns: %llu row(s) joined to the "
+                     "row before (evidence shows a joined line at its first row)",
+                     width, (unsigned long long)joins);
     if (first_long)
         ldx_msgs_add((*out)->errors, LDX_MSG_WARNING, ldx_reader_name(r), (unsigned)first_long,
                      0, "%llu line(s) longer than %zu bytes were matched on their first %zu bytes",

@@ -58,6 +58,13 @@ void ldxi_ahead_destroy(ldxi_ahead *a);
 uint64_t ldxi_eol_count(const char *p, size_t n);
 uint64_t ldxi_eol_count_isa(const char *p, size_t n, int isa);
 
+/* Hard-wrapped pastes (unwrap.c). ldxi_wrap_width: the width whole lines of p[0..n)
+ * look cut at, or 0; ldxi_wrap_row: whether a row that wide may be a cut one (no tab,
+ * ESC or progress bar); ldxi_text_width: code points in p[0..n). */
+size_t ldxi_wrap_width(const char *p, size_t n);
+bool ldxi_wrap_row(const char *p, size_t n);
+size_t ldxi_text_width(const char *p, size_t n);
+
 /* release(owner) runs when the reader is destroyed (ldx_reader_open_fd: the input the
  * reader's function reads from). */
 void ldxi_reader_own(ldx_reader *r, void *owner, void (*release)(void *owner));

@@ -19,6 +19,10 @@
 #endif
 
 #define BLOCK_SIZE (256u * 1024u)
+/* What says whether the input is a hard-wrapped paste: its first 64 KiB (or all of it),
+ * whatever sizes its reads come in, so that a file, a pipe and a gzip stream of the same
+ * text are read alike. */
+#define PROBE_SIZE (64u * 1024u)
 
 struct ldx_reader {
     char *name;
@@ -51,6 +55,13 @@ struct ldx_reader {
     uint64_t lineno;
     uint64_t bytes;
     char *error;
+    /* a hard-wrapped paste (unwrap.c): rows wrap_w wide are read joined to the next */
+    bool probed;         /* the first block was looked at */
+    bool keep_wraps;     /* the caller asked for rows as they are */
+    size_t wrap_w;       /* 0: not a cut paste, or no longer read as one */
+    size_t wrap_seen;    /* the width found, for the caller's note */
+    uint64_t joins;      /* rows joined to the one before */
+    ldx_buf join;        /* the joined line */
 };
 
 static ldx_status alloc_reader(ldx_reader **out, const char *name)
@@ -59,6 +70,7 @@ static ldx_status alloc_reader(ldx_reader **out, const char *name)
     if (!r) return LDX_ENOMEM;
     r->name = ldxi_strdup(name ? name : "-");
     ldxi_buf_init(&r->partial, LDX_LINE_MAX + 1);
+    ldxi_buf_init(&r->join, LDX_LINE_MAX + 1);
     if (!r->name) {
         free(r);
         return LDX_ENOMEM;
@@ -100,6 +112,7 @@ void ldx_reader_destroy(ldx_reader *r)
     if (!r) return;
     free(r->block);
     ldxi_buf_free(&r->partial);
+    ldxi_buf_free(&r->join);
     free(r->name);
     free(r->error);
     void *owner = r->owner;
@@ -112,6 +125,19 @@ void ldxi_reader_own(ldx_reader *r, void *owner, void (*release)(void *owner))
 {
     r->owner = owner;
     r->release = release;
+}
+
+void ldx_reader_keep_wraps(ldx_reader *r)
+{
+    r->keep_wraps = true;
+    r->probed = true; /* nothing to look for */
+    r->wrap_w = 0;
+}
+
+size_t ldx_reader_unwrapped(const ldx_reader *r, uint64_t *joins)
+{
+    if (joins) *joins = r->joins;
+    return r->joins ? r->wrap_seen : 0;
 }
 
 const char *ldx_reader_error(const ldx_reader *r) { return r->error; }
@@ -151,6 +177,26 @@ static bool read_source(ldx_reader *r, char *dst, size_t cap, size_t *got)
     return true;
 }
 
+/* A new block: the first one says whether the input is a hard-wrapped paste; in a
+ * later one a lone "\r" (a redrawn progress bar) says it is not. */
+static void probe(ldx_reader *r, const char *p, size_t n)
+{
+    r->probed = true;
+    if (!r->keep_wraps) r->wrap_w = r->wrap_seen = ldxi_wrap_width(p, n < PROBE_SIZE ? n : PROBE_SIZE);
+}
+
+static void probe_block(ldx_reader *r)
+{
+    const char *p = r->buf + r->pos;
+    size_t n = r->end - r->pos;
+    if (!r->probed) {
+        probe(r, p, n);
+        return;
+    }
+    for (const char *q = p; r->wrap_w && (q = memchr(q, '\r', (size_t)(p + n - q))) != NULL; q++)
+        if (q + 1 < p + n && q[1] != '\n') r->wrap_w = 0;
+}
+
 /* Loads the next block; false at the end of input or on error. */
 static bool refill(ldx_reader *r)
 {
@@ -166,14 +212,18 @@ static bool refill(ldx_reader *r)
         r->end = r->memlen;
         r->bytes = r->memlen;
         if (r->memlen == 0) r->eof = true;
+        probe_block(r);
         return r->memlen > 0;
     }
     if (r->fn) {
-        size_t got;
+        size_t got, more;
         if (!read_source(r, r->block, BLOCK_SIZE, &got)) return false;
+        while (!r->probed && got < PROBE_SIZE && read_source(r, r->block + got, BLOCK_SIZE - got, &more))
+            got += more;
         r->buf = r->block;
         r->pos = 0;
         r->end = got;
+        probe_block(r);
         return true;
     }
     return false;
@@ -260,7 +310,8 @@ static inline const char *find_eol(ldx_reader *r, const char *p, const char *end
 }
 #endif
 
-ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
+/* The next physical line. */
+static ldx_status next_row(ldx_reader *r, ldx_line *line)
 {
     bool have_partial = r->partial.len > 0 || r->part_full > 0;
     for (;;) {
@@ -313,6 +364,45 @@ ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
     }
 }
 
+/* Whether a row of a cut paste goes on in the next one: it is exactly the cut's width
+ * (a wider one says the input is not cut there after all). */
+static bool row_goes_on(ldx_reader *r, const ldx_line *line)
+{
+    if (line->full_len < r->wrap_w) return false;
+    size_t w = line->truncated ? r->wrap_w + 1 : ldxi_text_width(line->text, line->len);
+    if (w > r->wrap_w) r->wrap_w = 0;
+    return w == r->wrap_w && ldxi_wrap_row(line->text, line->len);
+}
+
+static void join_add(ldx_reader *r, const ldx_line *row)
+{
+    size_t room = LDX_LINE_MAX - r->join.len;
+    if (row->len) ldxi_buf_append(&r->join, row->text, row->len < room ? row->len : room);
+}
+
+ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
+{
+    ldx_status st = next_row(r, line);
+    if (st != LDX_OK || !r->wrap_w || !row_goes_on(r, line)) return st;
+    /* the rows are copied: reading the next one may refill the block they lie in */
+    r->join.len = 0;
+    join_add(r, line);
+    size_t full = line->full_len;
+    ldx_line row;
+    do {
+        if (next_row(r, &row) != LDX_OK) break; /* the end (or error) comes with the next call */
+        join_add(r, &row);
+        full += row.full_len;
+        r->joins++;
+    } while (r->wrap_w && row_goes_on(r, &row));
+    line->text = r->join.data;
+    line->len = r->join.len;
+    line->full_len = full;
+    line->truncated = full > r->join.len;
+    line->no_esc = false;
+    return LDX_OK;
+}
+
 /* The last line end of p[0..n) (a "\r\n" whole: p[n] may be read when n < readable), as
  * the length of the lines up to it; 0 when there is none. Lines are short, so a look
  * back from the end finds it soon. *cut_cr: they end in a "\r" at readable's edge, whose
@@ -343,8 +433,13 @@ bool ldxi_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldxi_chunk *ou
 {
     /* the reader's own bytes: a line being pieced, a "\r" whose "\n" may come, a memory
      * reader, or whole lines in its block, go the other way */
-    if (!r->fn || r->eof || r->pending_cr || r->partial.len > 0 || r->part_full > 0 ||
-        cap > BLOCK_SIZE || cap < 2)
+    /* the first block is the reader's: it says whether rows are joined */
+    if (!r->probed) {
+        if (r->pos >= r->end) refill(r);
+        return false;
+    }
+    if (!r->fn || r->wrap_w || r->eof || r->pending_cr || r->partial.len > 0 ||
+        r->part_full > 0 || cap > BLOCK_SIZE || cap < 2)
         return false;
     /* the start of a line the last read cut (what this leaves in its block) goes first */
     size_t have = r->pos < r->end ? r->end - r->pos : 0;
@@ -374,6 +469,7 @@ bool ldxi_reader_chunk(ldx_reader *r, size_t max, ldxi_chunk *out)
 {
     if (r->partial.len > 0 || r->part_full > 0) return false; /* a line is being pieced */
     if (r->pos >= r->end && !refill(r)) return false;
+    if (r->wrap_w) return false; /* joined rows are pieced one at a time */
     if (r->pending_cr) {
         r->pending_cr = false;
         if (r->buf[r->pos] == '\n' && ++r->pos >= r->end) return false;

@@ -188,7 +188,10 @@ void ldxi_scanner_rule_cost(const ldx_scanner *s, size_t rule, ldxi_rule_cost *o
 
 ldx_status ldx_scanner_line(ldx_scanner *s, const ldx_line *line)
 {
-    s->lines++;
+    /* the log's lines, not the calls: a reader that joins a hard-wrapped paste's rows
+     * numbers a line by its first row */
+    if (line->lineno > s->lines) s->lines = line->lineno;
+    else s->lines++;
     if (line->truncated) s->truncated++;
     if (s->rs->hs && ldxi_batch_line(s, line)) return LDX_OK;
     size_t len = line->len;

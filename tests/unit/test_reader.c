@@ -1,4 +1,4 @@
-/* The line reader: line ends, long lines, NULs, gzip, truncated gzip. */
+/* The line reader: line ends, long lines, NULs, gzip, truncated gzip, hard-wrapped pastes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +296,7 @@ static void test_chunk_into_cuts(void **state)
     const char *path = tmpfile_with("ab\ncdef\ngh\r\nij\n", 15);
     ldx_reader *r;
     assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
+    ldx_reader_keep_wraps(r); /* else the first read is the reader's, to look for a cut paste */
     char room[64];
     ldxi_chunk c;
     ldx_line l;
@@ -318,6 +319,170 @@ static void test_chunk_into_cuts(void **state)
     assert_int_equal(k, 5); /* ab, cdef, gh, ij */
     ldx_reader_destroy(r);
     unlink(path);
+}
+
+/* Hard-wrapped pastes (unwrap.c): text whose long lines were cut into rows of one width
+ * is read with the rows joined, each joined line numbered by its first row. */
+static const char *const wrapped_src[] = {
+    "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.10 GiB of which 1.2",
+    "step 120",
+    "NCCL WARN Net : Connection closed by remote peer node-17.cluster<41236> after the watchdog timed out on rank 5 of 16",
+    "",
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    "Killed",
+};
+
+/* wrapped_src cut at width w into buf (rows end in "\n"); the count of rows */
+static size_t cut_rows(char *buf, size_t cap, size_t w, uint64_t *first_row)
+{
+    size_t o = 0, rows = 0;
+    for (size_t i = 0; i < sizeof wrapped_src / sizeof *wrapped_src; i++) {
+        const char *p = wrapped_src[i];
+        size_t n = strlen(p);
+        first_row[i] = rows + 1;
+        do {
+            size_t k = n > w ? w : n;
+            assert_true(o + k + 1 < cap);
+            memcpy(buf + o, p, k);
+            o += k;
+            buf[o++] = '\n';
+            rows++;
+            p += k;
+            n -= k;
+        } while (n);
+    }
+    buf[o] = 0;
+    return rows;
+}
+
+static void test_unwrap_paste(void **state)
+{
+    (void)state;
+    char buf[2048];
+    uint64_t first[8];
+    cut_rows(buf, sizeof buf, 60, first);
+    for (int way = 0; way < 2; way++) {
+        /* from memory, and from a file where the chunk paths must step aside */
+        ldx_reader *r;
+        const char *path = NULL;
+        if (way == 0) {
+            assert_int_equal(ldx_reader_open_mem(&r, buf, strlen(buf), "mem"), LDX_OK);
+        } else {
+            path = tmpfile_with(buf, strlen(buf));
+            assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
+            /* the first read is the reader's; it finds the cut, so no chunks are given */
+            char room[4096];
+            ldxi_chunk c;
+            assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
+            assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
+            assert_false(ldxi_reader_chunk(r, 4096, &c));
+        }
+        lines ls;
+        assert_int_equal(read_all(r, &ls), LDX_EOF);
+        assert_int_equal(ls.n, 6);
+        for (int i = 0; i < 6; i++) {
+            assert_string_equal(ls.text[i], wrapped_src[i]);
+            assert_int_equal(ls.lineno[i], first[i]);
+        }
+        uint64_t joins;
+        assert_int_equal(ldx_reader_unwrapped(r, &joins), 60);
+        assert_int_equal(joins, 2 + 1 + 1); /* rows of 133, 116 and 108 bytes */
+        free_lines(&ls);
+        ldx_reader_destroy(r);
+        if (path) unlink(path);
+    }
+    /* asked to keep rows as they are */
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, buf, strlen(buf), "mem"), LDX_OK);
+    ldx_reader_keep_wraps(r);
+    lines ls;
+    assert_int_equal(read_all(r, &ls), LDX_EOF);
+    assert_int_equal(ls.n, 10);
+    assert_int_equal(ldx_reader_unwrapped(r, NULL), 0);
+    free_lines(&ls);
+    ldx_reader_destroy(r);
+}
+
+/* Logs that merely have a widest line are read as they are: rows of one template at the
+ * widest (numbers right-aligned), progress bars padded to the terminal and redrawn with
+ * "\r", a table padded with blanks, fewer than three rows at the widest. */
+static void test_unwrap_not_fooled(void **state)
+{
+    (void)state;
+    char buf[4096];
+    const char *const cases[] = {
+        "Train: 0 [   0/2502 (  0%)]  Loss: 6.91 (6.91)  Time: 0.415s  LR: 1.000e-03\n"
+        "Train: 0 [  50/2502 (  2%)]  Loss: 6.91 (6.91)  Time: 0.415s  LR: 1.000e-03\n"
+        "Train: 0 [ 100/2502 (  4%)]  Loss: 6.91 (6.91)  Time: 0.415s  LR: 1.000e-03\n"
+        "Train: 0 [ 150/2502 (  6%)]  Loss: 6.91 (6.91)  Time: 0.415s  LR: 1.000e-03\n",
+        "epoch 1 loss 0.52\n"
+        "Epoch 1: 100%|##########| 45/45 [00:10<00:00, 4.41it/s, loss=0.52, v_num=3]\r"
+        "Epoch 2:  10%|#         | 5/45 [00:01<00:09, 4.40it/s, loss=0.50, v_num=3]\r"
+        "Epoch 2:  20%|##        | 9/45 [00:02<00:08, 4.40it/s, loss=0.49, v_num=3]\n"
+        "Epoch 2: 100%|##########| 45/45 [00:10<00:00, 4.41it/s, loss=0.47, v_num=3]\n"
+        "epoch 2 loss 0.47\n",
+        "Layer (type)                    Output Shape              Param #          \n"
+        "conv2d_1 (Conv2D)               (None, 62, 62, 32)        896              \n"
+        "max_pooling2d_1 (MaxPooling2D)  (None, 31, 31, 32)        0                \n"
+        "flatten_1 (Flatten)             (None, 30752)             0                \n",
+        "RuntimeError: CUDA error: an illegal memory access was encountered at step 10\n"
+        "next line\n"
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions, and more\n"
+        "last line\n",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = strlen(cases[i]);
+        memcpy(buf, cases[i], n);
+        ldx_reader *r;
+        assert_int_equal(ldx_reader_open_mem(&r, buf, n, "mem"), LDX_OK);
+        lines ls;
+        assert_int_equal(read_all(r, &ls), LDX_EOF);
+        assert_int_equal((uint64_t)ls.n, ldxi_eol_count(buf, n));
+        assert_int_equal(ldx_reader_unwrapped(r, NULL), 0);
+        free_lines(&ls);
+        ldx_reader_destroy(r);
+    }
+}
+
+/* A line wider than the cut after it says the text is not cut there: no more joins. */
+static void test_unwrap_stops_at_wider_line(void **state)
+{
+    (void)state;
+    char buf[4096];
+    uint64_t first[8];
+    size_t rows = cut_rows(buf, sizeof buf, 60, first);
+    size_t o = strlen(buf);
+    const char *tail = "a line much wider than the cut the first rows were made at, so the text is not cut at sixty\n"
+                       "012345678901234567890123456789012345678901234567890123456789\n"
+                       "not joined\n";
+    memcpy(buf + o, tail, strlen(tail) + 1);
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, buf, strlen(buf), "mem"), LDX_OK);
+    /* the probe sees the wider line too: the paste is not read as cut at all */
+    lines ls;
+    assert_int_equal(read_all(r, &ls), LDX_EOF);
+    assert_int_equal((uint64_t)ls.n, rows + 3);
+    assert_int_equal(ldx_reader_unwrapped(r, NULL), 0);
+    free_lines(&ls);
+    ldx_reader_destroy(r);
+}
+
+/* The detector's own cases: width counted in code points, a redrawn bar, a row's length. */
+static void test_wrap_width(void **state)
+{
+    (void)state;
+    assert_int_equal(ldxi_text_width("caf\xc3\xa9 \xe2\x96\x88", 7 + 3 - 2), 6);
+    assert_false(ldxi_wrap_row("a\tb", 3));
+    assert_false(ldxi_wrap_row(" 45%|####5     | 450/1000", 25));
+    assert_true(ldxi_wrap_row("CUDA out of memory. Tried to ", 29));
+    char buf[2048];
+    uint64_t first[8];
+    cut_rows(buf, sizeof buf, 55, first);
+    assert_int_equal(ldxi_wrap_width(buf, strlen(buf)), 55);
+    /* a lone "\r" anywhere: a terminal's redraw, not a paste */
+    size_t n = strlen(buf);
+    strstr(buf, "step 120\n")[8] = '\r';
+    assert_int_equal(ldxi_wrap_width(buf, n), 0);
 }
 
 /* The line ends a chunk counts: each way of counting (a byte at a time, SSE2, AVX2 and
@@ -389,6 +554,10 @@ int main(void)
         cmocka_unit_test(test_eol_counts),
         cmocka_unit_test(test_chunk_into_cuts),
         cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_unwrap_paste),
+        cmocka_unit_test(test_unwrap_not_fooled),
+        cmocka_unit_test(test_unwrap_stops_at_wider_line),
+        cmocka_unit_test(test_wrap_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

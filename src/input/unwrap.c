@@ -1,0 +1,121 @@
+/* Hard-wrapped pastes: a log copied out of a terminal multiplexer's scroll-back (tmux,
+ * screen), a serial console or a mailer arrives with every long line cut into rows of
+ * the pane's width, and the phrase a rule needs ("CUDA out of memory. Tried to
+ * allocate") may lie across two rows. The reader rejoins such rows (reader.c); this
+ * file says whether a block of text looks cut that way, and at which width.
+ *
+ * What gives a cut paste away: no line is wider than one width W, and many lines are
+ * exactly W wide (every line that was longer). A log that merely has a widest line has
+ * one or two there, or many of one template (eight ranks printing the same message,
+ * progress bars padded to the terminal), so the rows at W must also begin, or end, in
+ * at least three different ways (numbers, ids and padding aside). Rows a terminal does not produce at W are not counted: with a
+ * tab (its width is not its length), an ESC, a progress bar ("%|"); rows ending in a blank
+ * (a padded table) are joined but not counted; and a block with a lone "\r" (a redrawn
+ * bar) is not a paste at all.
+ * Width is counted in code points: a row of wide characters is read as narrower than
+ * it is, so it is never joined, which only leaves it as it was. */
+#include <stdbool.h>
+#include <string.h>
+
+#include "input_int.h"
+
+#define WRAP_MIN 50u   /* narrower panes than this are not worth the risk */
+#define WRAP_MAX 400u
+#define EDGE 12u       /* how much of a row's start or end tells templates apart */
+#define DISTINCT 3u
+
+size_t ldxi_text_width(const char *p, size_t n)
+{
+    size_t w = n;
+    for (size_t i = 0; i < n; i++) w -= ((unsigned char)p[i] & 0xC0) == 0x80;
+    return w;
+}
+
+bool ldxi_wrap_row(const char *p, size_t n)
+{
+    if (!n || memchr(p, '\t', n) || memchr(p, 0x1b, n)) return false;
+    for (const char *q = p; (q = memchr(q, '%', (size_t)(p + n - q))) != NULL; q++)
+        if (q + 1 < p + n && q[1] == '|') return false;
+    return true;
+}
+
+/* Calls fn for each whole line of p[0..n); false when a line ends in a lone "\r". */
+typedef bool (*line_fn)(const char *line, size_t len, void *ctx);
+static bool each_line(const char *p, size_t n, line_fn fn, void *ctx)
+{
+    const char *end = p + n;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) return true; /* a line the block cut: not looked at */
+        const char *cr = memchr(p, '\r', (size_t)(nl - p));
+        if (cr && cr + 1 != nl) return false;
+        if (!fn(p, (size_t)((cr ? cr : nl) - p), ctx)) return false;
+        p = nl + 1;
+    }
+    return true;
+}
+
+typedef struct {
+    size_t widest, lines;
+    size_t width, at; /* the second pass: rows exactly `width` wide that a terminal cut */
+    char heads[DISTINCT][EDGE], tails[DISTINCT][EDGE];
+    size_t nheads, ntails;
+} probe;
+
+static bool measure(const char *p, size_t n, void *ctx)
+{
+    probe *pr = ctx;
+    pr->lines++;
+    if (n >= WRAP_MIN) {
+        size_t w = ldxi_text_width(p, n);
+        if (w > pr->widest) pr->widest = w;
+    }
+    return pr->widest <= WRAP_MAX;
+}
+
+/* Whether a byte says nothing of a row's template: a digit, a hex digit, a blank
+ * (numbers, ids, addresses and their padding vary between lines of one template). */
+static bool blind(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ' ';
+}
+
+/* Keeps the first EDGE telling bytes of p[0..n) (from its end when back) among the first
+ * DISTINCT different ones seen. */
+static void remember(char seen[][EDGE], size_t *nseen, const char *p, size_t n, bool back)
+{
+    if (*nseen >= DISTINCT) return;
+    char key[EDGE] = {0};
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < EDGE; i++) {
+        unsigned char c = (unsigned char)p[back ? n - 1 - i : i];
+        if (!blind(c)) key[k++] = (char)c;
+    }
+    for (size_t j = 0; j < *nseen; j++)
+        if (!memcmp(seen[j], key, EDGE)) return;
+    memcpy(seen[(*nseen)++], key, EDGE);
+}
+
+static bool count_rows(const char *p, size_t n, void *ctx)
+{
+    probe *pr = ctx;
+    /* a row that ends in a blank may be one cut after a space, but is not counted: a table
+     * padded to its width has many */
+    if (n < pr->width || p[n - 1] == ' ' || ldxi_text_width(p, n) != pr->width ||
+        !ldxi_wrap_row(p, n))
+        return true;
+    pr->at++;
+    remember(pr->heads, &pr->nheads, p, n, false);
+    remember(pr->tails, &pr->ntails, p, n, true);
+    return true;
+}
+
+size_t ldxi_wrap_width(const char *p, size_t n)
+{
+    probe pr = {0};
+    if (!each_line(p, n, measure, &pr) || pr.widest < WRAP_MIN || pr.widest > WRAP_MAX) return 0;
+    pr.width = pr.widest;
+    each_line(p, n, count_rows, &pr);
+    size_t need = pr.lines / 200 > 3 ? pr.lines / 200 : 3;
+    return pr.at >= need && (pr.nheads >= DISTINCT || pr.ntails >= DISTINCT) ? pr.width : 0;
+}
