@@ -8,12 +8,14 @@
  * exactly W wide (every line that was longer). A log that merely has a widest line has
  * one or two there, or many of one template (eight ranks printing the same message,
  * progress bars padded to the terminal), so the rows at W must also begin, or end, in
- * at least three different ways (numbers, ids and padding aside). Rows a terminal does not produce at W are not counted: with a
- * tab (its width is not its length), an ESC, a progress bar ("%|"); rows ending in a blank
- * (a padded table) are joined but not counted; and a block with a lone "\r" (a redrawn
- * bar) is not a paste at all.
- * Width is counted in code points: a row of wide characters is read as narrower than
- * it is, so it is never joined, which only leaves it as it was. */
+ * at least three different ways (numbers, ids and padding aside). Rows a terminal does
+ * not produce at W are never joined: with a tab (its width is not its length), an ESC,
+ * a progress bar ("%|"), a table's border at both ends. Rows laid out to a width
+ * (padding, aligned columns, rules drawn with "=") are joined but not counted. A block
+ * with a lone "\r" (a redrawn bar) is not a paste at all. Width is counted in code
+ * points: a row of wide characters is read as narrower than it is, so it is never
+ * joined, which only leaves it as it was. */
+#include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -31,9 +33,15 @@ size_t ldxi_text_width(const char *p, size_t n)
     return w;
 }
 
+/* A table's row: it starts and ends with a border ("| NVIDIA-SMI 550.54 ... |", "+---+"). */
+static bool bordered(const char *p, size_t n)
+{
+    return n >= 2 && (p[0] == '|' || p[0] == '+') && (p[n - 1] == '|' || p[n - 1] == '+');
+}
+
 bool ldxi_wrap_row(const char *p, size_t n)
 {
-    if (!n || memchr(p, '\t', n) || memchr(p, 0x1b, n)) return false;
+    if (!n || bordered(p, n) || memchr(p, '\t', n) || memchr(p, 0x1b, n)) return false;
     for (const char *q = p; (q = memchr(q, '%', (size_t)(p + n - q))) != NULL; q++)
         if (q + 1 < p + n && q[1] == '|') return false;
     return true;
@@ -96,13 +104,27 @@ static void remember(char seen[][EDGE], size_t *nseen, const char *p, size_t n, 
     memcpy(seen[(*nseen)++], key, EDGE);
 }
 
+/* Whether a row is laid out to a width rather than cut at one: padded with blanks at its
+ * end or inside (aligned columns, "train_loss               =     10.1527"), or drawn
+ * ("=========", "---------"). Such a row may still be a cut one, but is not counted: a
+ * table's rows are all as wide as the table. */
+static bool laid_out(const char *p, size_t n)
+{
+    if (p[n - 1] == ' ') return true;
+    size_t i = 0, run = 0;
+    while (i < n && p[i] == ' ') i++;
+    for (char last = 0; i < n; last = p[i++]) {
+        run = p[i] == last ? run + 1 : 1;
+        if (p[i] == ' ' ? run >= 4 : run >= 8 && !isalnum((unsigned char)p[i])) return true;
+    }
+    return false;
+}
+
 static bool count_rows(const char *p, size_t n, void *ctx)
 {
     probe *pr = ctx;
-    /* a row that ends in a blank may be one cut after a space, but is not counted: a table
-     * padded to its width has many */
-    if (n < pr->width || p[n - 1] == ' ' || ldxi_text_width(p, n) != pr->width ||
-        !ldxi_wrap_row(p, n))
+    if (n < pr->width || ldxi_text_width(p, n) != pr->width || !ldxi_wrap_row(p, n) ||
+        laid_out(p, n))
         return true;
     pr->at++;
     remember(pr->heads, &pr->nheads, p, n, false);

@@ -405,7 +405,8 @@ static void test_unwrap_paste(void **state)
 
 /* Logs that merely have a widest line are read as they are: rows of one template at the
  * widest (numbers right-aligned), progress bars padded to the terminal and redrawn with
- * "\r", a table padded with blanks, fewer than three rows at the widest. */
+ * "\r", tables (padded with blanks, drawn with borders, aligned columns), fewer than
+ * three rows at the widest. */
 static void test_unwrap_not_fooled(void **state)
 {
     (void)state;
@@ -425,6 +426,17 @@ static void test_unwrap_not_fooled(void **state)
         "conv2d_1 (Conv2D)               (None, 62, 62, 32)        896              \n"
         "max_pooling2d_1 (MaxPooling2D)  (None, 31, 31, 32)        0                \n"
         "flatten_1 (Flatten)             (None, 30752)             0                \n",
+        "+-----------------------------------------------------------------------------+\n"
+        "| NVIDIA-SMI 387.26                 Driver Version: 387.26                    |\n"
+        "|-------------------------------+----------------------+----------------------+\n"
+        "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+        "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+        "|===============================+======================+======================|\n",
+        "***** train metrics *****\n"
+        "(worker1, rank=1, pid=15406, ip=10.164.0.57)   epoch                    =         2.5\n"
+        "(worker1, rank=1, pid=15406, ip=10.164.0.57)   total_flos               = 219870840GF\n"
+        "(worker1, rank=1, pid=15406, ip=10.164.0.57)   train_loss               =     10.1527\n"
+        "(worker1, rank=1, pid=15406, ip=10.164.0.57)   train_runtime            =  0:11:15.08\n",
         "RuntimeError: CUDA error: an illegal memory access was encountered at step 10\n"
         "next line\n"
         "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions, and more\n"
