@@ -53,7 +53,11 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT, MODE_MESSAGE };
  * ONNX Runtime's ORTModule, failing to export or run a model, logs the exception and trains
  * it with PyTorch instead (onnxruntime/training/ortmodule/_fallback.py: "Fallback to PyTorch
  * due to exception {type} was triggered. Report this issue ... See details below:\n\n" and
- * the exception's text, then its traceback, a few lines below).
+ * the exception's text, then its traceback, a few lines below). RLlib's env runners, told to
+ * restart failed environments (config.restart_failed_sub_environments), log the env's
+ * exception and make a new env (rllib/env/env_runner.py _try_env_reset/_try_env_step,
+ * logger.exception: "Resetting|Stepping the env resulted in an error! The original error
+ * is: {e.args[0]}"); without that setting they raise and say nothing.
  * The prefilter's failure special (rules/hsdb.c) names them too. */
 static const char *const quiet_announcements[] = {
     "Exception ignored in",
@@ -62,6 +66,7 @@ static const char *const quiet_announcements[] = {
     "Exception in ASGI application",
     "WON'T CONVERT ",
     "Fallback to PyTorch due to exception",
+    "env resulted in an error! The original error is",
 };
 /* CPython traceback.py, between the exceptions of a chain */
 #define CHAIN_CONTEXT "During handling of the above exception, another exception occurred"

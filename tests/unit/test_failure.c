@@ -285,6 +285,22 @@ static void test_not_failures(void **state)
         snprintf(ortlog, sizeof ortlog, ort, "Epoch 1: 10%\n");
         expect_findings(rs, ortlog, 1);
 
+        /* RLlib, told to restart failed environments, logs the env's exception and makes a
+         * new one; the same traceback without that line is a failure */
+        static const char rllib[] =
+            "%s"
+            "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31) Traceback (most recent call last):\n"
+            "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31)   File \"/home/ray/envs/robot_env.py\", line 88, in step\n"
+            "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31)     raise ConnectionResetError(\"Simulator reset\")\n"
+            "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31) ConnectionResetError: Simulator reset\n";
+        char rllog[1024];
+        snprintf(rllog, sizeof rllog, rllib,
+                 "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31) 2024-11-05 13:20:41,907 ERROR env_runner.py:191 -- "
+                 "Stepping the env resulted in an error! The original error is: Simulator reset\n");
+        expect_findings(rs, rllog, 0);
+        snprintf(rllog, sizeof rllog, rllib, "iter 42 episode_return_mean=180.1\n");
+        expect_findings(rs, rllog, 1);
+
         char *log = malloc(64 * 1024);
         size_t n = (size_t)sprintf(log, "Traceback (most recent call last):\n"
                                         "  File \"/home/u/x.py\", line 3, in fetch\n"
