@@ -431,13 +431,13 @@ static void give_chunk(ldx_reader *r, const char *text, size_t n, ldxi_chunk *ou
 
 bool ldxi_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldxi_chunk *out)
 {
-    /* the reader's own bytes: a line being pieced, a "\r" whose "\n" may come, a memory
-     * reader, or whole lines in its block, go the other way */
     /* the first block is the reader's: it says whether rows are joined */
     if (!r->probed) {
         if (r->pos >= r->end) refill(r);
         return false;
     }
+    /* the reader's own bytes: a line being pieced, a "\r" whose "\n" may come, a memory
+     * reader, whole lines in its block, or rows to join, go the other way */
     if (!r->fn || r->wrap_w || r->eof || r->pending_cr || r->partial.len > 0 ||
         r->part_full > 0 || cap > BLOCK_SIZE || cap < 2)
         return false;
