@@ -179,18 +179,13 @@ static bool read_source(ldx_reader *r, char *dst, size_t cap, size_t *got)
 
 /* A new block: the first one says whether the input is a hard-wrapped paste; in a
  * later one a lone "\r" (a redrawn progress bar) says it is not. */
-static void probe(ldx_reader *r, const char *p, size_t n)
-{
-    r->probed = true;
-    if (!r->keep_wraps) r->wrap_w = r->wrap_seen = ldxi_wrap_width(p, n < PROBE_SIZE ? n : PROBE_SIZE);
-}
-
 static void probe_block(ldx_reader *r)
 {
     const char *p = r->buf + r->pos;
     size_t n = r->end - r->pos;
     if (!r->probed) {
-        probe(r, p, n);
+        r->probed = true;
+        if (!r->keep_wraps) r->wrap_w = r->wrap_seen = ldxi_wrap_width(p, n < PROBE_SIZE ? n : PROBE_SIZE);
         return;
     }
     for (const char *q = p; r->wrap_w && (q = memchr(q, '\r', (size_t)(p + n - q))) != NULL; q++)

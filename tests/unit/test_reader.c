@@ -355,6 +355,19 @@ static size_t cut_rows(char *buf, size_t cap, size_t w, uint64_t *first_row)
     return rows;
 }
 
+/* data[0..n) read from memory (rows as they are when keep): its lines in *ls, and the
+ * width the reader joined rows at (0: none) */
+static size_t unwrapped_lines(const char *data, size_t n, bool keep, lines *ls)
+{
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, data, n, "mem"), LDX_OK);
+    if (keep) ldx_reader_keep_wraps(r);
+    assert_int_equal(read_all(r, ls), LDX_EOF);
+    size_t width = ldx_reader_unwrapped(r, NULL);
+    ldx_reader_destroy(r);
+    return width;
+}
+
 static void test_unwrap_paste(void **state)
 {
     (void)state;
@@ -392,15 +405,10 @@ static void test_unwrap_paste(void **state)
         if (path) unlink(path);
     }
     /* asked to keep rows as they are */
-    ldx_reader *r;
-    assert_int_equal(ldx_reader_open_mem(&r, buf, strlen(buf), "mem"), LDX_OK);
-    ldx_reader_keep_wraps(r);
     lines ls;
-    assert_int_equal(read_all(r, &ls), LDX_EOF);
+    assert_int_equal(unwrapped_lines(buf, strlen(buf), true, &ls), 0);
     assert_int_equal(ls.n, 10);
-    assert_int_equal(ldx_reader_unwrapped(r, NULL), 0);
     free_lines(&ls);
-    ldx_reader_destroy(r);
 }
 
 /* Logs that merely have a widest line are read as they are: rows of one template at the
@@ -410,7 +418,6 @@ static void test_unwrap_paste(void **state)
 static void test_unwrap_not_fooled(void **state)
 {
     (void)state;
-    char buf[4096];
     const char *const cases[] = {
         "Train: 0 [   0/2502 (  0%)]  Loss: 6.91 (6.91)  Time: 0.415s  LR: 1.000e-03\n"
         "Train: 0 [  50/2502 (  2%)]  Loss: 6.91 (6.91)  Time: 0.415s  LR: 1.000e-03\n"
@@ -444,15 +451,10 @@ static void test_unwrap_not_fooled(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         size_t n = strlen(cases[i]);
-        memcpy(buf, cases[i], n);
-        ldx_reader *r;
-        assert_int_equal(ldx_reader_open_mem(&r, buf, n, "mem"), LDX_OK);
         lines ls;
-        assert_int_equal(read_all(r, &ls), LDX_EOF);
-        assert_int_equal((uint64_t)ls.n, ldxi_eol_count(buf, n));
-        assert_int_equal(ldx_reader_unwrapped(r, NULL), 0);
+        assert_int_equal(unwrapped_lines(cases[i], n, false, &ls), 0);
+        assert_int_equal((uint64_t)ls.n, ldxi_eol_count(cases[i], n));
         free_lines(&ls);
-        ldx_reader_destroy(r);
     }
 }
 
@@ -468,15 +470,11 @@ static void test_unwrap_stops_at_wider_line(void **state)
                        "012345678901234567890123456789012345678901234567890123456789\n"
                        "not joined\n";
     memcpy(buf + o, tail, strlen(tail) + 1);
-    ldx_reader *r;
-    assert_int_equal(ldx_reader_open_mem(&r, buf, strlen(buf), "mem"), LDX_OK);
     /* the probe sees the wider line too: the paste is not read as cut at all */
     lines ls;
-    assert_int_equal(read_all(r, &ls), LDX_EOF);
+    assert_int_equal(unwrapped_lines(buf, strlen(buf), false, &ls), 0);
     assert_int_equal((uint64_t)ls.n, rows + 3);
-    assert_int_equal(ldx_reader_unwrapped(r, NULL), 0);
     free_lines(&ls);
-    ldx_reader_destroy(r);
 }
 
 /* The detector's own cases: width counted in code points, a redrawn bar, a row's length. */
