@@ -68,6 +68,14 @@ static const char *const quiet_announcements[] = {
     "Fallback to PyTorch due to exception",
     "env resulted in an error! The original error is",
 };
+/* A Python warning as warnings.formatwarning prints it (Lib/warnings.py, 2.x-3.14:
+ * "%s:%s: %s: %s\n" % (filename, lineno, category.__name__, message), then "  %s\n" % the
+ * source line, stripped): a message may run over lines and hold an exception's text, which
+ * is then no failure (stable-baselines3's save_util.py json_to_data: warnings.warn("Could not
+ * deserialize object {key}. ...\nException: {e}"), the model loads and the run goes on). An
+ * exception line in the message is read as an ignored one once the source line comes; a
+ * message without it stays what it looks like. */
+#define WARNING_WORD "Warning: "
 /* CPython traceback.py, between the exceptions of a chain */
 #define CHAIN_CONTEXT "During handling of the above exception, another exception occurred"
 #define CHAIN_CAUSE "The above exception was the direct cause of the following exception"
@@ -105,6 +113,7 @@ void ldxi_failure_reset(ldxi_failure *f)
     f->has_last = false;
     f->ignored_line = 0;
     f->chain_line = f->chain_cause = 0;
+    f->warn_line = 0;
     f->last_fed = 0;
 }
 
@@ -129,7 +138,7 @@ bool ldxi_failure_wants(const char *text, size_t len)
 {
     size_t n = len < 4096 ? len : 4096;
     const char *f;
-    return find(text, n, "Traceback (most") || announces_quiet(text, n) ||
+    return find(text, n, "Traceback (most") || announces_quiet(text, n) || find(text, n, WARNING_WORD) ||
            find(text, n, "above exception") ||
            find(text, n, "terminate called") || find(text, n, "Fatal Python error") ||
            answers_4xx(text, n) || ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
@@ -343,6 +352,13 @@ static bool same_prefix(const ldxi_fail_block *o, const char *text, size_t n)
     return ldx_line_rank(text, o->plen) == o->rank;
 }
 
+static size_t blanks(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    return i;
+}
+
 static bool starts(const char *s, size_t n, const char *what)
 {
     size_t l = strlen(what);
@@ -417,6 +433,7 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
     default:
         if (frame_of(s, n, &fr, &lib)) {
             o->frames++;
+            o->indent = (uint32_t)blanks(s, n);
             o->last_frame = lineno;
             if (o->raising) { /* an outer frame's raise: the exception is deeper */
                 o->ev.what = o->what_before;
@@ -426,9 +443,19 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             if (!lib) take_frame(&o->ev, &fr, line, len, lineno);
             return;
         }
-        if (n && (s[0] == ' ' || s[0] == '\t')) { /* source text, carets */
-            if (o->frames && o->last_frame + 1 == lineno) source_line(o, s, n, line, len, lineno);
-            return;
+        if (n && (s[0] == ' ' || s[0] == '\t')) {
+            /* an exception line indented less than the frames: the whole traceback was indented
+             * (a paste's markdown indent, a quote) and the block opened on a frame, its header lost
+             * above the paste ("    File ...", "      raise ValueError(", "  ValueError: ..."); Python
+             * prints the exception two columns left of its frames */
+            size_t i = blanks(s, n);
+            if (!(o->frames && i < o->indent && i < n && exception_type(s + i, n - i))) {
+                /* source text, carets */
+                if (o->frames && o->last_frame + 1 == lineno) source_line(o, s, n, line, len, lineno);
+                return;
+            }
+            s += i;
+            n -= i;
         }
         size_t t = o->frames ? exception_type(s, n) : 0;
         if (t) {
@@ -478,6 +505,7 @@ static void open_headless(ldxi_failure *f, const char *text, const char *p, size
     o->ev.kind = LDXI_FAIL_CUT;
     keep_line(&o->ev.what, text, len, lineno);
     o->frames = 1;
+    o->indent = (uint32_t)blanks(text + k, n - k);
     o->headless = true;
     /* the frames of a traceback whose header a logger prefixed (logger.info(traceback.format_exc()) prefixes
      * the first line only), or announced as ignored */
@@ -575,6 +603,48 @@ static bool flat_traceback(ldxi_failure *f, const char *text, const char *tb, si
     return true;
 }
 
+/* A warning's first line: ":<lineno>: <Category>Warning: " somewhere in it, the file name in
+ * front (after a logger's prefix where logging.captureWarnings sends it: "WARNING:py.warnings:"). */
+static bool warning_header(const char *text, size_t n)
+{
+    const char *end = text + n;
+    for (const char *w = text; (w = find(w, (size_t)(end - w), WARNING_WORD)); w++) {
+        const char *c = w;
+        while (c > text && (isalnum((unsigned char)c[-1]) || c[-1] == '_')) c--;
+        if (c - text < 4 || c[-1] != ' ' || c[-2] != ':' || !isdigit((unsigned char)c[-3])) continue;
+        const char *d = c - 3;
+        while (d > text && isdigit((unsigned char)d[-1])) d--;
+        if (d > text && d[-1] == ':') return true;
+    }
+    return false;
+}
+
+/* A line inside a warning's window: its source line ends the message (an exception line
+ * the message held is recorded then, as ignored); an exception line is held until then.
+ * True where the line was the warning's. */
+static bool warning_line(ldxi_failure *f, const char *text, size_t len, size_t n, uint64_t lineno)
+{
+    if (lineno - f->warn_line > LDXI_FAIL_WARNING) {
+        f->warn_line = 0;
+        return false;
+    }
+    size_t i = 0;
+    while (i < n && (text[i] == ' ' || text[i] == '\t')) i++;
+    if (i > 0 && i < n) { /* the source line */
+        if (f->warn_ex.what.line) record(f, &f->warn_ex);
+        f->warn_line = 0;
+        return true;
+    }
+    size_t t = exception_type(text, n);
+    if (!t || t >= n || text[t] != ':' || f->warn_ex.what.line) return false;
+    memset(&f->warn_ex, 0, sizeof f->warn_ex);
+    f->warn_ex.kind = LDXI_FAIL_EXCEPTION;
+    copy_span(f->warn_ex.type, sizeof f->warn_ex.type, text, t);
+    keep_line(&f->warn_ex.what, text, len, lineno);
+    f->warn_ex.ignored = true;
+    return true;
+}
+
 size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, size_t max)
 {
     size_t n = 0;
@@ -603,6 +673,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     const char *end = text + n;
     ldxi_fail_block *o;
     if (header && (p = find(text, n, TB))) {
+        f->warn_line = 0;
         if (flat_traceback(f, text, p, len, n, lineno)) return;
         bool quiet = logged_below_error(text, p);
         if (quiet) f->ignored_line = lineno; /* its frames, unprefixed, open a headless block */
@@ -614,6 +685,12 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         f->ignored_line = lineno;
         return;
     }
+    if (header && warning_header(text, n)) {
+        f->warn_line = lineno;
+        f->warn_ex.what.line = 0;
+        return;
+    }
+    if (f->warn_line && lineno > f->warn_line && warning_line(f, text, len, n, lineno)) return;
     if (answers_4xx(text, n)) {
         ldxi_fail_event *ev = latest_event(f);
         if (ev && ev->kind == LDXI_FAIL_EXCEPTION && lineno - ev->what.line <= ANSWER_SPAN)

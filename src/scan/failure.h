@@ -11,6 +11,7 @@
 
 #define LDXI_FAIL_EVENTS 16 /* the first ones kept (and the latest after them) */
 #define LDXI_FAIL_ANNOUNCED 4 /* lines an announcement speaks for: its message, a blank, the traceback's header */
+#define LDXI_FAIL_WARNING 8   /* lines a Python warning's message may take before its source line */
 #define LDXI_FAIL_OPEN 8    /* blocks open at once: one per rank's prefix */
 #define LDXI_FAIL_TEXT 300
 
@@ -51,6 +52,7 @@ typedef struct {
     int mode;        /* traceback, terminate's what(), faulthandler's stack */
     uint64_t start, last_frame;
     uint32_t frames;
+    uint32_t indent; /* the blanks before its last frame's "File", after the prefix */
     bool headless;   /* opened on a frame, its header not in the log */
     bool raising;    /* its last frame's source line raises an exception (type in ev.type,
                       * the line in ev.what; what ev.what was before it in what_before) */
@@ -68,6 +70,9 @@ typedef struct {
     uint64_t ignored_line; /* the last line announcing a traceback as no failure ("Exception
                             * ignored in", a library's fallback warning): the lines up to
                             * LDXI_FAIL_ANNOUNCED after it are its */
+    uint64_t warn_line;    /* a Python warning's first line ("x.py:12: UserWarning: ..."), whose
+                            * message may hold an exception's text up to its source line */
+    ldxi_fail_event warn_ex; /* such an exception line, waiting for that source line */
     uint64_t chain_line;   /* the last words between chained exceptions, and the line of */
     uint64_t chain_cause;  /* the exception before them (0: none waiting for the next) */
     uint64_t last_fed;     /* the last line fed (every line while a block is open) */
@@ -85,10 +90,11 @@ static inline bool ldxi_failure_announced(const ldxi_failure *f, uint64_t lineno
     return f->ignored_line && lineno - f->ignored_line <= LDXI_FAIL_ANNOUNCED;
 }
 /* Whether the reader follows line lineno whatever its hint: a block is open, or an
- * announcement's window still covers it (on every line: inline). */
+ * announcement's or a warning's window still covers it (on every line: inline). */
 static inline bool ldxi_failure_following(const ldxi_failure *f, uint64_t lineno)
 {
-    return f->nopen || ldxi_failure_announced(f, lineno);
+    return f->nopen || ldxi_failure_announced(f, lineno) ||
+           (f->warn_line && lineno - f->warn_line <= LDXI_FAIL_WARNING);
 }
 /* header: whether the line may hold a block's first line (a traceback's header, terminate's,
  * faulthandler's, a chain sentence, a quiet announcement): false when the hint that stands

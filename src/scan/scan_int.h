@@ -455,10 +455,11 @@ const ldxi_series *ldxi_numstat_trend(const ldxi_numstat *ns, ldxi_func f, doubl
 uint8_t ldxi_scan_hints(const char *text, size_t len);
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
                          uint8_t hints);
-/* Whether a structure reader is in the middle of a block and wants every line. */
+/* Whether a structure reader is in the middle of a block and wants every line (a
+ * warning's window ends at its source line or LDXI_FAIL_WARNING lines on). */
 static inline bool ldxi_scan_following(const ldx_scanner *s)
 {
-    return s->launcher.state || s->failure.nopen;
+    return s->launcher.state || s->failure.nopen || s->failure.warn_line;
 }
 /* The line's rank, or its whole structure, read once however many hits need it. */
 void ldxi_linectx_rank(ldxi_linectx *lc, const char *text, size_t len);

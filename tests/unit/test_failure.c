@@ -144,6 +144,20 @@ static void test_pasted(void **state)
         assert_non_null(d);
         assert_int_equal(d->line, 2);
         ldx_file_report_destroy(fr);
+        /* a whole traceback pasted indented, its header cut: the exception two columns left of
+         * the frames (Python 3.13's "...<2 lines>..." between) */
+        fr = analyze_text(rs, "    File \"/home/u/titan/train.py\", line 256, in __init__\n"
+                              "      model = parallelize(model, dims)\n"
+                              "    File \"/home/u/titan/parallel_dims.py\", line 273, in get_mesh\n"
+                              "      raise ValueError(\n"
+                              "      ...<2 lines>...\n"
+                              "      )\n"
+                              "  ValueError: Mesh 'tp' is not available.\n");
+        d = find(fr, "unclassified_failure", NULL);
+        assert_non_null(d);
+        assert_int_equal(d->line, 7);
+        assert_string_equal(cap(d, "frame", "file"), "/home/u/titan/parallel_dims.py");
+        ldx_file_report_destroy(fr);
         ldx_ruleset_destroy(rs);
     }
 }
@@ -300,6 +314,28 @@ static void test_not_failures(void **state)
         expect_findings(rs, rllog, 0);
         snprintf(rllog, sizeof rllog, rllib, "iter 42 episode_return_mean=180.1\n");
         expect_findings(rs, rllog, 1);
+
+        /* a warning whose message holds an exception's text (stable-baselines3's save_util.py) is
+         * no failure once its source line comes; the same exception line without the source line,
+         * or a traceback right after the warning, is one */
+        static const char warned[] =
+            "/usr/lib/python3.11/site-packages/stable_baselines3/common/save_util.py:167: UserWarning: Could not "
+            "deserialize object lr_schedule. Consider using `custom_objects` argument to replace this object.\n"
+            "TypeError: code() argument 13 must be str, not int\n"
+            "%s"
+            "Mean reward: -152.31 +/- 88.40\n";
+        char wlog[1024];
+        snprintf(wlog, sizeof wlog, warned, "  warnings.warn(\n");
+        expect_findings(rs, wlog, 0);
+        snprintf(wlog, sizeof wlog, warned, "");
+        expect_findings(rs, wlog, 1);
+        expect_findings(rs,
+            "/home/u/train.py:12: FutureWarning: `evaluation_strategy` is deprecated\n"
+            "  warnings.warn(\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/home/u/train.py\", line 40, in <module>\n"
+            "    main()\n"
+            "ValueError: no dataset given\n", 1);
 
         char *log = malloc(64 * 1024);
         size_t n = (size_t)sprintf(log, "Traceback (most recent call last):\n"
