@@ -88,7 +88,7 @@ static void apply_batch(ldx_scanner *s, ldxi_batch *b)
         for (uint32_t l = 0; l < b->nbl; l++) {
             /* most lines have no match and no structure reader wants them: the next
              * that has one or a hint, unless the launcher's reader is following lines */
-            if (!ldxi_scan_following(s)) {
+            if (!ldxi_scan_following(s, b->bl[l].lineno)) {
                 while (k < b->nhot && b->hot[k] < l) k++;
                 if (k == b->nhot) break;
                 l = b->hot[k];

@@ -175,6 +175,13 @@ static void copy_span(char *dst, size_t size, const char *p, size_t n)
     dst[n] = '\0';
 }
 
+static size_t blanks(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    return i;
+}
+
 bool ldxi_failure_library_file(const char *file)
 {
     static const char *const lib[] = {
@@ -215,8 +222,7 @@ static void record(ldxi_failure *f, const ldxi_fail_event *ev)
  * in *ev, and whether the file is a library's in *lib. */
 static bool frame_of(const char *s, size_t n, ldxi_fail_event *ev, bool *lib)
 {
-    size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    size_t i = blanks(s, n);
     /* indented as Python prints it; Ray's remote tracebacks drop the indent */
     if (n - i < 8 || memcmp(s + i, "File ", 5) != 0) return false;
     /* the quotes as Python prints them, or as a rich-text paste turned them (U+201C, U+201D) */
@@ -352,13 +358,6 @@ static bool same_prefix(const ldxi_fail_block *o, const char *text, size_t n)
     return ldx_line_rank(text, o->plen) == o->rank;
 }
 
-static size_t blanks(const char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
-    return i;
-}
-
 static bool starts(const char *s, size_t n, const char *what)
 {
     size_t l = strlen(what);
@@ -371,8 +370,7 @@ static bool starts(const char *s, size_t n, const char *what)
 static void source_line(ldxi_fail_block *o, const char *s, size_t n, const char *line, size_t len,
                         uint64_t lineno)
 {
-    size_t i = 0;
-    while (i < n && (s[i] == ' ' || s[i] == '\t')) i++;
+    size_t i = blanks(s, n);
     if (!starts(s + i, n - i, "raise ")) return;
     i += 6;
     size_t t = i;
@@ -603,6 +601,17 @@ static bool flat_traceback(ldxi_failure *f, const char *text, const char *tb, si
     return true;
 }
 
+/* An exception line (its type t bytes long) read as no failure: one an announcement or a
+ * warning's message holds. */
+static void ignored_exception(ldxi_fail_event *ev, const char *text, size_t len, size_t t, uint64_t lineno)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->kind = LDXI_FAIL_EXCEPTION;
+    copy_span(ev->type, sizeof ev->type, text, t);
+    keep_line(&ev->what, text, len, lineno);
+    ev->ignored = true;
+}
+
 /* A warning's first line: ":<lineno>: <Category>Warning: " somewhere in it, the file name in
  * front (after a logger's prefix where logging.captureWarnings sends it: "WARNING:py.warnings:"). */
 static bool warning_header(const char *text, size_t n)
@@ -624,12 +633,11 @@ static bool warning_header(const char *text, size_t n)
  * True where the line was the warning's. */
 static bool warning_line(ldxi_failure *f, const char *text, size_t len, size_t n, uint64_t lineno)
 {
-    if (lineno - f->warn_line > LDXI_FAIL_WARNING) {
+    if (!ldxi_failure_in_warning(f, lineno)) {
         f->warn_line = 0;
         return false;
     }
-    size_t i = 0;
-    while (i < n && (text[i] == ' ' || text[i] == '\t')) i++;
+    size_t i = blanks(text, n);
     if (i > 0 && i < n) { /* the source line */
         if (f->warn_ex.what.line) record(f, &f->warn_ex);
         f->warn_line = 0;
@@ -637,11 +645,7 @@ static bool warning_line(ldxi_failure *f, const char *text, size_t len, size_t n
     }
     size_t t = exception_type(text, n);
     if (!t || t >= n || text[t] != ':' || f->warn_ex.what.line) return false;
-    memset(&f->warn_ex, 0, sizeof f->warn_ex);
-    f->warn_ex.kind = LDXI_FAIL_EXCEPTION;
-    copy_span(f->warn_ex.type, sizeof f->warn_ex.type, text, t);
-    keep_line(&f->warn_ex.what, text, len, lineno);
-    f->warn_ex.ignored = true;
+    ignored_exception(&f->warn_ex, text, len, t, lineno);
     return true;
 }
 
@@ -740,11 +744,7 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         size_t t = exception_type(text, n);
         if (t && t < n && text[t] == ':') {
             ldxi_fail_event ev;
-            memset(&ev, 0, sizeof ev);
-            ev.kind = LDXI_FAIL_EXCEPTION;
-            copy_span(ev.type, sizeof ev.type, text, t);
-            keep_line(&ev.what, text, len, lineno);
-            ev.ignored = true;
+            ignored_exception(&ev, text, len, t, lineno);
             record(f, &ev);
         }
     }

@@ -89,12 +89,17 @@ static inline bool ldxi_failure_announced(const ldxi_failure *f, uint64_t lineno
 {
     return f->ignored_line && lineno - f->ignored_line <= LDXI_FAIL_ANNOUNCED;
 }
+/* Whether a Python warning's window (its message, up to LDXI_FAIL_WARNING lines before its
+ * source line) covers line lineno. */
+static inline bool ldxi_failure_in_warning(const ldxi_failure *f, uint64_t lineno)
+{
+    return f->warn_line && lineno - f->warn_line <= LDXI_FAIL_WARNING;
+}
 /* Whether the reader follows line lineno whatever its hint: a block is open, or an
  * announcement's or a warning's window still covers it (on every line: inline). */
 static inline bool ldxi_failure_following(const ldxi_failure *f, uint64_t lineno)
 {
-    return f->nopen || ldxi_failure_announced(f, lineno) ||
-           (f->warn_line && lineno - f->warn_line <= LDXI_FAIL_WARNING);
+    return f->nopen || ldxi_failure_announced(f, lineno) || ldxi_failure_in_warning(f, lineno);
 }
 /* header: whether the line may hold a block's first line (a traceback's header, terminate's,
  * faulthandler's, a chain sentence, a quiet announcement): false when the hint that stands

@@ -455,11 +455,12 @@ const ldxi_series *ldxi_numstat_trend(const ldxi_numstat *ns, ldxi_func f, doubl
 uint8_t ldxi_scan_hints(const char *text, size_t len);
 void ldxi_scan_structure(ldx_scanner *s, const char *text, size_t len, uint64_t lineno,
                          uint8_t hints);
-/* Whether a structure reader is in the middle of a block and wants every line (a
- * warning's window ends at its source line or LDXI_FAIL_WARNING lines on). */
-static inline bool ldxi_scan_following(const ldx_scanner *s)
+/* Whether a structure reader is in the middle of a block and wants every line, line
+ * lineno among them (a warning's window ends at its source line or LDXI_FAIL_WARNING lines
+ * on, whether or not a line after it is fed). */
+static inline bool ldxi_scan_following(const ldx_scanner *s, uint64_t lineno)
 {
-    return s->launcher.state || s->failure.nopen || s->failure.warn_line;
+    return s->launcher.state || s->failure.nopen || ldxi_failure_in_warning(&s->failure, lineno);
 }
 /* The line's rank, or its whole structure, read once however many hits need it. */
 void ldxi_linectx_rank(ldxi_linectx *lc, const char *text, size_t len);

@@ -64,6 +64,14 @@ static void expect_findings(const ldx_ruleset *rs, const char *log, size_t n)
     ldx_file_report_destroy(fr);
 }
 
+/* Analyzes the log fmt with fill in place of its one %s, and checks it gets n diagnoses. */
+static void expect_filled(const ldx_ruleset *rs, const char *fmt, const char *fill, size_t n)
+{
+    char log[2048];
+    assert_true((size_t)snprintf(log, sizeof log, fmt, fill) < sizeof log);
+    expect_findings(rs, log, n);
+}
+
 /* The exception line, its type, and the innermost frame outside libraries. */
 
 static void test_exception_and_frame(void **state)
@@ -200,11 +208,8 @@ static void test_not_failures(void **state)
             "entrypoints/openai/serving_chat.py\", line 183, in create_chat_completion\n"
             "ERROR 04-21 18:26:31 [serving_chat.py:200] ValueError: At most 1 image(s) may be provided in one prompt.\n"
             "INFO:     10.1.2.3:50512 - \"POST /v1/chat/completions HTTP/1.1\" %s\n";
-        char req[1024];
-        snprintf(req, sizeof req, vllm_req, "400 Bad Request");
-        expect_findings(rs, req, 0);
-        snprintf(req, sizeof req, vllm_req, "500 Internal Server Error");
-        expect_findings(rs, req, 1);
+        expect_filled(rs, vllm_req, "400 Bad Request", 0);
+        expect_filled(rs, vllm_req, "500 Internal Server Error", 1);
 
         /* a caught exception's traceback logged at INFO (logger.info(traceback.format_exc()) prefixes the
          * first line only): ms-swift drops the bad row and goes on */
@@ -289,15 +294,12 @@ static void test_not_failures(void **state)
             "  File \"/usr/lib/python3.9/site-packages/onnxruntime/training/ortmodule/_utils.py\", line 325, in "
             "get_exception_as_string\n"
             "    raise exception\n";
-        char ortlog[1024];
-        snprintf(ortlog, sizeof ortlog, ort,
+        expect_filled(rs, ort,
                  "2023-10-26 09:46:58,557 orttraining [WARNING] - Fallback to PyTorch due to exception <class "
                  "'onnxruntime.training.ortmodule._fallback_exceptions.ORTModuleONNXModelException'> was triggered. "
                  "Report this issue with a minimal repro at https://www.github.com/microsoft/onnxruntime. See details "
-                 "below:\n");
-        expect_findings(rs, ortlog, 0);
-        snprintf(ortlog, sizeof ortlog, ort, "Epoch 1: 10%\n");
-        expect_findings(rs, ortlog, 1);
+                 "below:\n", 0);
+        expect_filled(rs, ort, "Epoch 1: 10%\n", 1);
 
         /* RLlib, told to restart failed environments, logs the env's exception and makes a
          * new one; the same traceback without that line is a failure */
@@ -307,13 +309,10 @@ static void test_not_failures(void **state)
             "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31)   File \"/home/ray/envs/robot_env.py\", line 88, in step\n"
             "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31)     raise ConnectionResetError(\"Simulator reset\")\n"
             "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31) ConnectionResetError: Simulator reset\n";
-        char rllog[1024];
-        snprintf(rllog, sizeof rllog, rllib,
+        expect_filled(rs, rllib,
                  "(SingleAgentEnvRunner pid=8812, ip=10.0.2.31) 2024-11-05 13:20:41,907 ERROR env_runner.py:191 -- "
-                 "Stepping the env resulted in an error! The original error is: Simulator reset\n");
-        expect_findings(rs, rllog, 0);
-        snprintf(rllog, sizeof rllog, rllib, "iter 42 episode_return_mean=180.1\n");
-        expect_findings(rs, rllog, 1);
+                 "Stepping the env resulted in an error! The original error is: Simulator reset\n", 0);
+        expect_filled(rs, rllib, "iter 42 episode_return_mean=180.1\n", 1);
 
         /* a warning whose message holds an exception's text (stable-baselines3's save_util.py) is
          * no failure once its source line comes; the same exception line without the source line,
@@ -324,11 +323,8 @@ static void test_not_failures(void **state)
             "TypeError: code() argument 13 must be str, not int\n"
             "%s"
             "Mean reward: -152.31 +/- 88.40\n";
-        char wlog[1024];
-        snprintf(wlog, sizeof wlog, warned, "  warnings.warn(\n");
-        expect_findings(rs, wlog, 0);
-        snprintf(wlog, sizeof wlog, warned, "");
-        expect_findings(rs, wlog, 1);
+        expect_filled(rs, warned, "  warnings.warn(\n", 0);
+        expect_filled(rs, warned, "", 1);
         expect_findings(rs,
             "/home/u/train.py:12: FutureWarning: `evaluation_strategy` is deprecated\n"
             "  warnings.warn(\n"
