@@ -65,6 +65,12 @@ size_t ldxi_wrap_width(const char *p, size_t n);
 bool ldxi_wrap_row(const char *p, size_t n);
 size_t ldxi_text_width(const char *p, size_t n);
 
+/* Indented pastes (dedent.c). ldxi_paste_indent: the blanks every line of p[0..n) that
+ * holds anything starts with (two or more, at least three lines), or 0;
+ * ldxi_indent_strip: how much of the line p[0..n) they are (0 when it lacks them). */
+size_t ldxi_paste_indent(const char *p, size_t n);
+size_t ldxi_indent_strip(size_t indent, const char *p, size_t n);
+
 /* release(owner) runs when the reader is destroyed (ldx_reader_open_fd: the input the
  * reader's function reads from). */
 void ldxi_reader_own(ldx_reader *r, void *owner, void (*release)(void *owner));

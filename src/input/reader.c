@@ -62,6 +62,7 @@ struct ldx_reader {
     size_t wrap_seen;    /* the width found, for the caller's note */
     uint64_t joins;      /* rows joined to the one before */
     ldx_buf join;        /* the joined line */
+    size_t indent;       /* an indented paste (dedent.c): the blanks taken off each line */
 };
 
 static ldx_status alloc_reader(ldx_reader **out, const char *name)
@@ -132,6 +133,7 @@ void ldx_reader_keep_wraps(ldx_reader *r)
     r->keep_wraps = true;
     r->probed = true; /* nothing to look for */
     r->wrap_w = 0;
+    r->indent = 0;
 }
 
 size_t ldx_reader_unwrapped(const ldx_reader *r, uint64_t *joins)
@@ -185,7 +187,10 @@ static void probe_block(ldx_reader *r)
     size_t n = r->end - r->pos;
     if (!r->probed) {
         r->probed = true;
-        if (!r->keep_wraps) r->wrap_w = r->wrap_seen = ldxi_wrap_width(p, n < PROBE_SIZE ? n : PROBE_SIZE);
+        if (r->keep_wraps) return;
+        r->wrap_w = r->wrap_seen = ldxi_wrap_width(p, n < PROBE_SIZE ? n : PROBE_SIZE);
+        /* rows of a cut paste are measured with their indent: the two are not mixed */
+        if (!r->wrap_w) r->indent = ldxi_paste_indent(p, n < PROBE_SIZE ? n : PROBE_SIZE);
         return;
     }
     for (const char *q = p; r->wrap_w && (q = memchr(q, '\r', (size_t)(p + n - q))) != NULL; q++)
@@ -375,9 +380,19 @@ static void join_add(ldx_reader *r, const ldx_line *row)
     if (row->len) ldxi_buf_append(&r->join, row->text, row->len < room ? row->len : room);
 }
 
+/* An indented paste's line without the indent (a line without it stays whole). */
+static void strip_indent(const ldx_reader *r, ldx_line *line)
+{
+    size_t k = ldxi_indent_strip(r->indent, line->text, line->len);
+    line->text += k;
+    line->len -= k;
+    line->full_len -= k;
+}
+
 ldx_status ldx_reader_next(ldx_reader *r, ldx_line *line)
 {
     ldx_status st = next_row(r, line);
+    if (st == LDX_OK && r->indent) strip_indent(r, line);
     if (st != LDX_OK || !r->wrap_w || !row_goes_on(r, line)) return st;
     /* the rows are copied: reading the next one may refill the block they lie in */
     r->join.len = 0;
@@ -433,7 +448,7 @@ bool ldxi_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldxi_chunk *ou
     }
     /* the reader's own bytes: a line being pieced, a "\r" whose "\n" may come, a memory
      * reader, whole lines in its block, or rows to join, go the other way */
-    if (!r->fn || r->wrap_w || r->eof || r->pending_cr || r->partial.len > 0 ||
+    if (!r->fn || r->wrap_w || r->indent || r->eof || r->pending_cr || r->partial.len > 0 ||
         r->part_full > 0 || cap > BLOCK_SIZE || cap < 2)
         return false;
     /* the start of a line the last read cut (what this leaves in its block) goes first */
@@ -465,6 +480,7 @@ bool ldxi_reader_chunk(ldx_reader *r, size_t max, ldxi_chunk *out)
     if (r->partial.len > 0 || r->part_full > 0) return false; /* a line is being pieced */
     if (r->pos >= r->end && !refill(r)) return false;
     if (r->wrap_w) return false; /* joined rows are pieced one at a time */
+    if (r->indent) return false; /* so are lines losing their indent */
     if (r->pending_cr) {
         r->pending_cr = false;
         if (r->buf[r->pos] == '\n' && ++r->pos >= r->end) return false;

@@ -1,4 +1,5 @@
-/* The line reader: line ends, long lines, NULs, gzip, truncated gzip, hard-wrapped pastes. */
+/* The line reader: line ends, long lines, NULs, gzip, truncated gzip, hard-wrapped pastes,
+ * indented pastes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -478,6 +479,92 @@ static void test_unwrap_stops_at_wider_line(void **state)
 }
 
 /* The detector's own cases: width counted in code points, a redrawn bar, a row's length. */
+/* Indented pastes (dedent.c): a notebook's output exported four spaces in, a log indented
+ * as a markdown code block, read with the indent off each line and the line numbers kept;
+ * from a file the chunk paths step aside, as for a cut paste. */
+static void test_dedent_paste(void **state)
+{
+    (void)state;
+    static const char nbconvert[] =
+        "    ---------------------------------------------------------------------------\n"
+        "\n"
+        "    KeyboardInterrupt                         Traceback (most recent call last)\n"
+        "      File ~/lib/python3.10/selectors.py:416, in _PollLikeSelector.select(self)\n"
+        "    --> 416     fd_event_list = self._selector.poll(timeout)\n"
+        "    KeyboardInterrupt: ";
+    for (int way = 0; way < 2; way++) {
+        ldx_reader *r;
+        const char *path = NULL;
+        if (way == 0) {
+            assert_int_equal(ldx_reader_open_mem(&r, nbconvert, strlen(nbconvert), "mem"), LDX_OK);
+        } else {
+            path = tmpfile_with(nbconvert, strlen(nbconvert));
+            assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
+            char room[4096];
+            ldxi_chunk c;
+            assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
+            assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
+            assert_false(ldxi_reader_chunk(r, 4096, &c));
+        }
+        lines ls;
+        assert_int_equal(read_all(r, &ls), LDX_EOF);
+        assert_int_equal(ls.n, 6);
+        assert_string_equal(ls.text[1], "");
+        assert_string_equal(ls.text[2], "KeyboardInterrupt                         Traceback (most recent call last)");
+        assert_string_equal(ls.text[3], "  File ~/lib/python3.10/selectors.py:416, in _PollLikeSelector.select(self)");
+        assert_string_equal(ls.text[5], "KeyboardInterrupt: ");
+        assert_int_equal(ls.lineno[5], 6);
+        free_lines(&ls);
+        ldx_reader_destroy(r);
+        if (path) unlink(path);
+    }
+    lines ls;
+    static const char markdown[] = "  [rank3]: Traceback (most recent call last):\n\n"
+                                   "  [rank3]:   File \"train.py\", line 9, in <module>\n"
+                                   "  [rank3]: RuntimeError: boom\n";
+    mem_lines(markdown, strlen(markdown), &ls);
+    assert_int_equal(ls.n, 4);
+    assert_string_equal(ls.text[0], "[rank3]: Traceback (most recent call last):");
+    assert_string_equal(ls.text[1], "");
+    assert_string_equal(ls.text[3], "[rank3]: RuntimeError: boom");
+    free_lines(&ls);
+    /* asked to keep rows as they are */
+    ldx_reader *r;
+    assert_int_equal(ldx_reader_open_mem(&r, markdown, strlen(markdown), "mem"), LDX_OK);
+    ldx_reader_keep_wraps(r);
+    assert_int_equal(read_all(r, &ls), LDX_EOF);
+    assert_string_equal(ls.text[3], "  [rank3]: RuntimeError: boom");
+    free_lines(&ls);
+    ldx_reader_destroy(r);
+}
+
+/* Text whose lines merely start alike is read as it is: a traceback with its header at the
+ * margin, fewer than three lines, one line at the margin among indented ones, tab
+ * indentation, a redrawn bar; and a line without the whole indent stays whole. */
+static void test_dedent_not_fooled(void **state)
+{
+    (void)state;
+    static const char *const cases[] = {
+        "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\n    f()\n"
+        "RuntimeError: x\n",
+        "  10%|#         | 1/10\r  20%|##        | 2/10\r\n  step 1\n  step 2\n",
+        "    step 1 loss 2.0\n    step 2 loss 1.9\n",
+        "    step 1 loss 2.0\n    step 2 loss 1.9\nstep 3 loss 1.8\n    step 4 loss 1.7\n",
+        "\tstep 1\n\tstep 2\n\tstep 3\n",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        lines ls;
+        mem_lines(cases[i], strlen(cases[i]), &ls);
+        size_t first = strcspn(cases[i], "\r\n");
+        assert_int_equal(ls.len[0], first);
+        free_lines(&ls);
+    }
+    assert_int_equal(ldxi_paste_indent("  a\n    b\n   c\n", 15), 2);
+    assert_int_equal(ldxi_paste_indent("    a\n\n    b\n    c", 18), 4); /* the last line cut */
+    assert_int_equal(ldxi_indent_strip(4, "  x", 3), 0);
+    assert_int_equal(ldxi_indent_strip(4, "      x", 7), 4);
+}
+
 static void test_wrap_width(void **state)
 {
     (void)state;
@@ -568,6 +655,8 @@ int main(void)
         cmocka_unit_test(test_unwrap_not_fooled),
         cmocka_unit_test(test_unwrap_stops_at_wider_line),
         cmocka_unit_test(test_wrap_width),
+        cmocka_unit_test(test_dedent_paste),
+        cmocka_unit_test(test_dedent_not_fooled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
