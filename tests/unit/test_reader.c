@@ -369,6 +369,27 @@ static size_t unwrapped_lines(const char *data, size_t n, bool keep, lines *ls)
     return width;
 }
 
+/* text read from memory (way 0) or from a file (way 1, its path in *path to unlink): a file's
+ * first read is the reader's, and when it finds a paste to mend (a cut, an indent) the chunk
+ * paths step aside, so no chunks are given */
+static ldx_reader *open_paste(int way, const char *text, const char **path)
+{
+    ldx_reader *r;
+    *path = NULL;
+    if (way == 0) {
+        assert_int_equal(ldx_reader_open_mem(&r, text, strlen(text), "mem"), LDX_OK);
+        return r;
+    }
+    *path = tmpfile_with(text, strlen(text));
+    assert_int_equal(ldx_reader_open_path(&r, *path), LDX_OK);
+    char room[4096];
+    ldxi_chunk c;
+    assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
+    assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
+    assert_false(ldxi_reader_chunk(r, 4096, &c));
+    return r;
+}
+
 static void test_unwrap_paste(void **state)
 {
     (void)state;
@@ -377,20 +398,8 @@ static void test_unwrap_paste(void **state)
     cut_rows(buf, sizeof buf, 60, first);
     for (int way = 0; way < 2; way++) {
         /* from memory, and from a file where the chunk paths must step aside */
-        ldx_reader *r;
-        const char *path = NULL;
-        if (way == 0) {
-            assert_int_equal(ldx_reader_open_mem(&r, buf, strlen(buf), "mem"), LDX_OK);
-        } else {
-            path = tmpfile_with(buf, strlen(buf));
-            assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
-            /* the first read is the reader's; it finds the cut, so no chunks are given */
-            char room[4096];
-            ldxi_chunk c;
-            assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
-            assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
-            assert_false(ldxi_reader_chunk(r, 4096, &c));
-        }
+        const char *path;
+        ldx_reader *r = open_paste(way, buf, &path);
         lines ls;
         assert_int_equal(read_all(r, &ls), LDX_EOF);
         assert_int_equal(ls.n, 6);
@@ -478,7 +487,6 @@ static void test_unwrap_stops_at_wider_line(void **state)
     free_lines(&ls);
 }
 
-/* The detector's own cases: width counted in code points, a redrawn bar, a row's length. */
 /* Indented pastes (dedent.c): a notebook's output exported four spaces in, a log indented
  * as a markdown code block, read with the indent off each line and the line numbers kept;
  * from a file the chunk paths step aside, as for a cut paste. */
@@ -493,19 +501,8 @@ static void test_dedent_paste(void **state)
         "    --> 416     fd_event_list = self._selector.poll(timeout)\n"
         "    KeyboardInterrupt: ";
     for (int way = 0; way < 2; way++) {
-        ldx_reader *r;
-        const char *path = NULL;
-        if (way == 0) {
-            assert_int_equal(ldx_reader_open_mem(&r, nbconvert, strlen(nbconvert), "mem"), LDX_OK);
-        } else {
-            path = tmpfile_with(nbconvert, strlen(nbconvert));
-            assert_int_equal(ldx_reader_open_path(&r, path), LDX_OK);
-            char room[4096];
-            ldxi_chunk c;
-            assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
-            assert_false(ldxi_reader_chunk_into(r, room, sizeof room, &c));
-            assert_false(ldxi_reader_chunk(r, 4096, &c));
-        }
+        const char *path;
+        ldx_reader *r = open_paste(way, nbconvert, &path);
         lines ls;
         assert_int_equal(read_all(r, &ls), LDX_EOF);
         assert_int_equal(ls.n, 6);
@@ -565,6 +562,7 @@ static void test_dedent_not_fooled(void **state)
     assert_int_equal(ldxi_indent_strip(4, "      x", 7), 4);
 }
 
+/* The detector's own cases: width counted in code points, a redrawn bar, a row's length. */
 static void test_wrap_width(void **state)
 {
     (void)state;
