@@ -20,10 +20,11 @@
 #define INDENT_MAX 16u
 #define LINES_MIN 3u
 
+/* p[0..n) holds nothing but blanks (a line's "\r" is gone before it is asked) */
 static bool blank(const char *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r') return false;
+        if (p[i] != ' ' && p[i] != '\t') return false;
     return true;
 }
 

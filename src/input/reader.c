@@ -188,9 +188,10 @@ static void probe_block(ldx_reader *r)
     if (!r->probed) {
         r->probed = true;
         if (r->keep_wraps) return;
-        r->wrap_w = r->wrap_seen = ldxi_wrap_width(p, n < PROBE_SIZE ? n : PROBE_SIZE);
+        size_t probe = n < PROBE_SIZE ? n : PROBE_SIZE;
+        r->wrap_w = r->wrap_seen = ldxi_wrap_width(p, probe);
         /* rows of a cut paste are measured with their indent: the two are not mixed */
-        if (!r->wrap_w) r->indent = ldxi_paste_indent(p, n < PROBE_SIZE ? n : PROBE_SIZE);
+        if (!r->wrap_w) r->indent = ldxi_paste_indent(p, probe);
         return;
     }
     for (const char *q = p; r->wrap_w && (q = memchr(q, '\r', (size_t)(p + n - q))) != NULL; q++)
@@ -380,6 +381,11 @@ static void join_add(ldx_reader *r, const ldx_line *row)
     if (row->len) ldxi_buf_append(&r->join, row->text, row->len < room ? row->len : room);
 }
 
+/* Whether lines are mended one at a time (a cut paste's rows joined, an indented paste's
+ * indent taken off), so that the chunk paths, which hand out a block's lines as they lie,
+ * step aside. */
+static bool mends_lines(const ldx_reader *r) { return r->wrap_w || r->indent; }
+
 /* An indented paste's line without the indent (a line without it stays whole). */
 static void strip_indent(const ldx_reader *r, ldx_line *line)
 {
@@ -448,7 +454,7 @@ bool ldxi_reader_chunk_into(ldx_reader *r, char *dst, size_t cap, ldxi_chunk *ou
     }
     /* the reader's own bytes: a line being pieced, a "\r" whose "\n" may come, a memory
      * reader, whole lines in its block, or rows to join, go the other way */
-    if (!r->fn || r->wrap_w || r->indent || r->eof || r->pending_cr || r->partial.len > 0 ||
+    if (!r->fn || mends_lines(r) || r->eof || r->pending_cr || r->partial.len > 0 ||
         r->part_full > 0 || cap > BLOCK_SIZE || cap < 2)
         return false;
     /* the start of a line the last read cut (what this leaves in its block) goes first */
@@ -479,8 +485,7 @@ bool ldxi_reader_chunk(ldx_reader *r, size_t max, ldxi_chunk *out)
 {
     if (r->partial.len > 0 || r->part_full > 0) return false; /* a line is being pieced */
     if (r->pos >= r->end && !refill(r)) return false;
-    if (r->wrap_w) return false; /* joined rows are pieced one at a time */
-    if (r->indent) return false; /* so are lines losing their indent */
+    if (mends_lines(r)) return false;
     if (r->pending_cr) {
         r->pending_cr = false;
         if (r->buf[r->pos] == '\n' && ++r->pos >= r->end) return false;
