@@ -532,6 +532,7 @@ static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
 {
     for (size_t i = 0; i < n; i++) {
         const ldx_diagnosis *best = NULL;
+        ldx_severity best_sev = LDX_SEV_INFO;
         for (size_t j = 0; j < n; j++) {
             if (i == j) continue;
             const ldxi_cause *cs = cause_allowed(rules[i], rules[j], &d[j], &d[i], launcher);
@@ -549,7 +550,15 @@ static void assign_roles(ldx_diagnosis *d, size_t n, const ldxi_rule **rules,
                 ldx_severity si = rules[i]->info.severity, sj = rules[j]->info.severity;
                 if (sj < si || (sj == si && d[j].line >= d[i].line)) continue;
             }
-            if (!best || d[j].line < best->line) best = &d[j];
+            /* the failure it follows from rather than a warning of a cause's class before
+             * it (a launcher's exit after an assertion, not after an allocator's
+             * survivable cache flush hours earlier); between equals the earliest */
+            bool fail_j = rules[j]->info.severity >= LDX_SEV_MEDIUM;
+            bool fail_b = best && best_sev >= LDX_SEV_MEDIUM;
+            if (!best || fail_j > fail_b || (fail_j == fail_b && d[j].line < best->line)) {
+                best = &d[j];
+                best_sev = rules[j]->info.severity;
+            }
         }
         if (best) {
             d[i].role = LDX_ROLE_COLLATERAL;
@@ -714,11 +723,61 @@ static void lower_unclassified(ldx_diagnosis *d, size_t n)
             d[i].score = floor - 0.01;
 }
 
+/* The independent diagnosis a collateral one follows from, through a chain of causes
+ * (a tokenizer's warning -> a kernel's assertion -> the CUDA error that reports it), or
+ * NULL. */
+static const ldx_diagnosis *root_cause(const ldx_diagnosis *d, size_t n, const ldx_diagnosis *c)
+{
+    for (size_t hops = 0; c && c->role == LDX_ROLE_COLLATERAL && hops < n; hops++) {
+        const ldx_diagnosis *next = NULL;
+        for (size_t j = 0; j < n && !next; j++)
+            if (&d[j] != c && !strcmp(d[j].rule->id, c->cause)) next = &d[j];
+        c = next;
+    }
+    return c;
+}
+
+typedef struct {
+    int tier;
+    const ldx_diagnosis *d;
+} ranked;
+
+static int ranked_cmp(const void *a, const void *b)
+{
+    const ranked *x = a, *y = b;
+    if (x->tier != y->tier) return x->tier < y->tier ? -1 : 1;
+    return diag_cmp(x->d, y->d);
+}
+
 /* Sorts by score and names the roles: the first independent diagnosis initiates, the
- * other independent ones contribute; collateral ones stay collateral. */
+ * other independent ones contribute; collateral ones stay collateral. A warning that the
+ * log shows a failure followed from ranks with the failures: it is where that failure
+ * began (a tokenizer's "longer than the specified maximum" before an embedding's index
+ * assertion), not one more warning beside it. */
 static void rank_and_role(ldx_file_report *fr)
 {
-    qsort(fr->diagnoses, fr->n, sizeof(ldx_diagnosis), diag_cmp);
+    size_t n = fr->n;
+    ranked *order = n > 1 ? malloc(n * sizeof(*order)) : NULL;
+    ldx_diagnosis *sorted = n > 1 ? malloc(n * sizeof(*sorted)) : NULL;
+    if (order && sorted) {
+        for (size_t i = 0; i < n; i++) order[i] = (ranked){diag_tier(&fr->diagnoses[i]), &fr->diagnoses[i]};
+        for (size_t i = 0; i < n; i++) {
+            const ldx_diagnosis *c = &fr->diagnoses[i];
+            if (c->role != LDX_ROLE_COLLATERAL || c->rule->severity < LDX_SEV_MEDIUM ||
+                !strcmp(c->rule->klass, LDXI_UNCLASSIFIED))
+                continue;
+            const ldx_diagnosis *root = root_cause(fr->diagnoses, n, c);
+            if (root && strcmp(root->rule->klass, LDXI_UNCLASSIFIED)) order[root - fr->diagnoses].tier = 0;
+        }
+        qsort(order, n, sizeof(*order), ranked_cmp);
+        for (size_t i = 0; i < n; i++) sorted[i] = *order[i].d;
+        memcpy(fr->diagnoses, sorted, n * sizeof(*sorted));
+    } else {
+        /* out of memory: the plain order, which loses nothing */
+        qsort(fr->diagnoses, n, sizeof(ldx_diagnosis), diag_cmp);
+    }
+    free(order);
+    free(sorted);
     bool initiating = false;
     for (size_t i = 0; i < fr->n; i++) {
         if (fr->diagnoses[i].role == LDX_ROLE_COLLATERAL) continue;

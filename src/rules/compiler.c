@@ -11,6 +11,7 @@
 
 #include "logdx/input.h"
 #include "hsdb.h"
+#include "fragment.h"
 #include "load.h"
 #include "table.h"
 #include "../plumbing.h"
@@ -23,6 +24,8 @@ struct ldx_compiler {
     size_t n, cap;
     ldx_table_info **tables; /* code tables, in the order they came */
     size_t ntables, tcap;
+    ldxi_fragments frags; /* what patterns may call as (?&name): the built-in ones first */
+    bool frags_builtin;   /* the built-in fragments are in frags */
     int failed; /* some rule was left out */
     uint64_t digest; /* FNV-1a over every source's bytes, in the order they came */
 };
@@ -53,14 +56,47 @@ void ldx_compiler_destroy(ldx_compiler *c)
     for (size_t i = 0; i < c->n; i++) ldxi_rule_free(c->rules[i]);
     free(c->rules);
     free(c->tables);
+    ldxi_fragments_free(&c->frags);
     ldxi_arena_destroy(c->arena);
     ldxi_arena_destroy(c->tree);
     free(c);
 }
 
+/* A file in a folder named fragments (rules/fragments/x.yaml, my-rules/fragments/x.yaml). */
+static bool is_fragment_path(const char *path)
+{
+    for (const char *p = strstr(path, "fragments/"); p; p = strstr(p + 1, "fragments/"))
+        if (p == path || p[-1] == '/') return true;
+    return false;
+}
+
+static ldx_status add_buffer(ldx_compiler *c, const char *name, bool on_disk, const char *data,
+                             size_t len, bool builtin);
+
+/* The built-in fragments, before the first source of any kind: a user's rule may call
+ * them, with or without the built-in rules, and a user's fragment may not take a
+ * built-in one's name. */
+static ldx_status builtin_fragments(ldx_compiler *c)
+{
+    if (c->frags_builtin) return LDX_OK;
+    c->frags_builtin = true;
+    ldx_status worst = LDX_OK;
+    for (size_t i = 0; i < ldxi_builtin_rules_count; i++) {
+        const ldxi_embedded *e = &ldxi_builtin_rules[i];
+        if (strncmp(e->path, "rules/fragments/", 16) != 0) continue;
+        char name[512];
+        snprintf(name, sizeof name, LDX_BUILTIN_PREFIX "%s", e->path);
+        ldx_status st = add_buffer(c, name, false, e->data, e->len, true);
+        if (st == LDX_ENOMEM) return st;
+        if (st != LDX_OK) worst = st;
+    }
+    return worst;
+}
+
 static ldx_status add_buffer(ldx_compiler *c, const char *name, bool on_disk, const char *data,
                              size_t len, bool builtin)
 {
+    if (!c->frags_builtin && builtin_fragments(c) == LDX_ENOMEM) return LDX_ENOMEM;
     /* what the ruleset is made of, for telling two runs' rule sets apart (shards that
      * are merged must have used the same): the bytes of each source and its length */
     /* FNV-1a over 64-bit words (a byte at a time was a twentieth of a small log's run) */
@@ -90,6 +126,13 @@ static ldx_status add_buffer(ldx_compiler *c, const char *name, bool on_disk, co
         return st == LDX_ENOMEM ? st : LDX_ERULE;
     }
     /* an embedded tree's strings are the library's own, for as long as it is loaded */
+    if (ldxi_is_fragment(root)) {
+        if (!ldxi_fragment_load(root, name, builtin, tree, c->arena, &c->frags, c->msgs)) {
+            c->failed = 1;
+            return LDX_ERULE;
+        }
+        return LDX_OK;
+    }
     if (ldxi_is_table(root)) {
         ldx_table_info *t = ldxi_table_load(root, name, builtin, tree, c->arena, c->msgs);
         if (!t) {
@@ -98,7 +141,7 @@ static ldx_status add_buffer(ldx_compiler *c, const char *name, bool on_disk, co
         }
         return LDXI_PUSH(c->tables, c->ntables, c->tcap, t);
     }
-    ldxi_rule *r = ldxi_rule_load(root, name, builtin, tree, c->arena, c->msgs);
+    ldxi_rule *r = ldxi_rule_load(root, name, builtin, tree, &c->frags, c->arena, c->msgs);
     if (!r) {
         c->failed = 1;
         return LDX_ERULE;
@@ -119,10 +162,12 @@ ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char
 
 static ldx_status add_embedded(ldx_compiler *c, bool tables_only)
 {
-    ldx_status worst = LDX_OK;
+    ldx_status worst = builtin_fragments(c);
+    if (worst == LDX_ENOMEM) return worst;
     for (size_t i = 0; i < ldxi_builtin_rules_count; i++) {
         const ldxi_embedded *e = &ldxi_builtin_rules[i];
         if (tables_only && strncmp(e->path, "rules/tables/", 13) != 0) continue;
+        if (!strncmp(e->path, "rules/fragments/", 16)) continue; /* builtin_fragments() */
         /* the prefix keeps messages about the embedded copy apart from a file on disk
          * with the same relative path */
         char name[512];
@@ -149,12 +194,14 @@ typedef struct {
     ldx_compiler *c;
     ldx_status worst;
     int explicit_file;
+    int pass; /* a folder is walked twice: its fragments/ first, then everything else */
 } add_ctx;
 
 static ldx_status add_file(const char *path, void *vctx)
 {
     add_ctx *a = vctx;
     if (!a->explicit_file && !is_rule_file(path)) return LDX_OK;
+    if (!a->explicit_file && is_fragment_path(path) != (a->pass == 0)) return LDX_OK;
     /* read(2) itself: a folder of rules is hundreds of small files, and stdio's fstat
      * and extra read for each were a tenth of loading them */
     /* O_NONBLOCK: a FIFO with no writer must not hang the open (a regular file ignores it) */
@@ -214,7 +261,10 @@ ldx_status ldx_compiler_add_path(ldx_compiler *c, const char *path)
         return LDX_EIO;
     }
     a.explicit_file = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-    ldx_status st = ldx_walk(path, add_file, &a, c->msgs);
+    ldx_status st = builtin_fragments(c) == LDX_ENOMEM ? LDX_ENOMEM : LDX_OK;
+    if (st == LDX_OK && !a.explicit_file) st = ldx_walk(path, add_file, &a, c->msgs);
+    a.pass = 1;
+    if (st == LDX_OK) st = ldx_walk(path, add_file, &a, c->msgs);
     if (st != LDX_OK) {
         c->failed = 1;
         return st;

@@ -16,6 +16,7 @@ typedef struct {
     int errors;
     bool builtin;
     bool keep; /* the tree's strings live as long as the rule: used, not copied */
+    const ldxi_fragments *frags; /* what (?&name) in a pattern may call */
 } ctx;
 
 static void error_at(ctx *c, const ldxi_ynode *n, const char *fmt, ...)
@@ -403,6 +404,22 @@ static bool compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
     int errcode;
     PCRE2_SIZE erroff;
     uint32_t opts = si->caseless ? PCRE2_CASELESS : 0;
+    /* fragments first: every later reader of the pattern sees it written out */
+    size_t bad_at = 0, bad_len = 0;
+    const char *written = ldxi_fragment_expand(si->pattern, c->frags, c->arena, &bad_at, &bad_len);
+    if (!written) {
+        if (bad_len)
+            ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, pn->line,
+                         pn->quoted == 2 ? pn->col : col_of(pn, bad_at),
+                         "rule '%s', signal '%s': (?&%.*s) names no fragment (the built-in ones are "
+                         "in rules/fragments/) and no group of the pattern",
+                         rule_id, si->name, (int)bad_len, si->pattern + bad_at);
+        c->errors++;
+        return false;
+    }
+    /* offsets in a pattern with fragments written out do not point into the file's text */
+    bool at_node = pn->quoted == 2 || written != si->pattern;
+    si->pattern = written;
     sc->pattern = si->pattern;
     sc->options = opts;
     /* A built-in pattern is known to compile (the build and the test suite check): its
@@ -414,7 +431,7 @@ static bool compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
         char num[32];
         snprintf(num, sizeof num, "%.0f", rep);
         ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, pn->line,
-                     pn->quoted == 2 ? pn->col : col_of(pn, rep_at),
+                     at_node ? pn->col : col_of(pn, rep_at),
                      "rule '%s', signal '%s': counted repeats nest to %s copies (at most %.0f): "
                      "the compiled pattern would be that large; use an open repeat (+, {m,}) "
                      "or fewer nested counts",
@@ -428,9 +445,11 @@ static bool compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
         PCRE2_UCHAR msg[256];
         pcre2_get_error_message(errcode, msg, sizeof msg);
         ldx_msgs_add(c->msgs, LDX_MSG_ERROR, c->path, pn->line,
-                     pn->quoted == 2 ? pn->col : col_of(pn, erroff),
-                     "rule '%s', signal '%s': pattern error at offset %zu: %s", rule_id,
-                     si->name, (size_t)erroff, (const char *)msg);
+                     at_node ? pn->col : col_of(pn, erroff),
+                     "rule '%s', signal '%s': pattern error at offset %zu%s: %s", rule_id,
+                     si->name, (size_t)erroff,
+                     pn->quoted != 2 && at_node ? " (of the pattern with its fragments written out)" : "",
+                     (const char *)msg);
         c->errors++;
         return false;
     }
@@ -438,7 +457,7 @@ static bool compile_signal(ctx *c, const ldxi_ynode *pn, ldx_signal_info *si, ld
     long nested = nested_unbounded(si->pattern);
     if (nested >= 0)
         ldx_msgs_add(c->msgs, LDX_MSG_WARNING, c->path, pn->line,
-                     pn->quoted == 2 ? pn->col : col_of(pn, (size_t)nested),
+                     at_node ? pn->col : col_of(pn, (size_t)nested),
                      "rule '%s', signal '%s': a repeated group that itself repeats without "
                      "bound can backtrack for exponential time; bound one of them or make it "
                      "possessive (++, *+)",
@@ -974,10 +993,11 @@ static const char *basename_of(const char *path)
 }
 
 ldxi_rule *ldxi_rule_load(const ldxi_ynode *root, const char *path, bool builtin,
-                          bool keep_strings, ldx_arena *arena, ldx_msgs *msgs)
+                          bool keep_strings, const ldxi_fragments *frags, ldx_arena *arena,
+                          ldx_msgs *msgs)
 {
     ctx c = {.path = path, .arena = arena, .msgs = msgs, .builtin = builtin,
-             .keep = keep_strings};
+             .keep = keep_strings, .frags = frags};
     if (root->kind != LDXI_YMAP) {
         error_at(&c, root, "a rule file is a mapping (id:, title:, class:, ...)");
         return NULL;

@@ -438,6 +438,36 @@ static void test_warning_below_failure(void **state)
     ldx_ruleset_destroy(rs);
 }
 
+/* A warning the log shows a failure followed from ranks with the failures, above a warning
+ * of a cause's class that came before both; and a failure a launcher's exit can follow
+ * from is its cause rather than that earlier warning. */
+static void test_warning_that_caused_a_failure(void **state)
+{
+    (void)state;
+    char *r[4];
+    r[0] = rule("t-flush", "cuda_oom", "low", "  f: {pattern: 'allocator cache flushes', weight: 3}\n", "");
+    r[1] = rule("t-tok", "tokenizer_sequence_too_long", "low", "  t: {pattern: 'Token indices sequence length'}\n", "");
+    r[2] = rule("t-assert", "cuda_device_side_assert", "high", "  a: {pattern: 'device-side assert triggered'}\n",
+                "caused_by: [{cause: tokenizer_sequence_too_long, order: earlier}]\n");
+    r[3] = rule("t-exit", "launcher_child_failed", "medium", "  e: {pattern: 'exits with return code'}\n",
+                "caused_by: [cuda_oom, cuda_device_side_assert]\n");
+    ldx_ruleset *rs = compile(r, 4);
+    ldx_file_report *fr = analyze_text(rs, "1 pytorch allocator cache flushes since last step\nstep 1\n"
+                                           "Token indices sequence length is longer than 2048\nstep 2\n"
+                                           "RuntimeError: CUDA error: device-side assert triggered\n"
+                                           "subprocess 12 exits with return code = 1\n");
+    assert_int_equal(fr->n, 4);
+    assert_string_equal(fr->diagnoses[0].rule->id, "t-tok");
+    assert_int_equal(fr->diagnoses[0].role, LDX_ROLE_INITIATING);
+    assert_string_equal(fr->diagnoses[1].rule->id, "t-flush");
+    for (size_t i = 2; i < 4; i++) {
+        assert_int_equal(fr->diagnoses[i].role, LDX_ROLE_COLLATERAL);
+        assert_string_equal(fr->diagnoses[i].cause, !strcmp(fr->diagnoses[i].rule->id, "t-exit") ? "t-assert" : "t-tok");
+    }
+    ldx_file_report_destroy(fr);
+    ldx_ruleset_destroy(rs);
+}
+
 static void test_launcher_summary(void **state)
 {
     (void)state;
@@ -579,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_flat),
         cmocka_unit_test(test_jump),
         cmocka_unit_test(test_warning_below_failure),
+        cmocka_unit_test(test_warning_that_caused_a_failure),
         cmocka_unit_test(test_numbers_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -427,15 +427,21 @@ static void test_builtin_rules_compile(void **state)
 }
 
 /* good with another id, written to dir/name */
-static void write_rule(const char *dir, const char *name, const char *id)
+static void write_file(const char *dir, const char *name, const char *text)
 {
-    char path[512], text[sizeof good + 64];
+    char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(text, sizeof text, "id: %s%s", id, strchr(good, '\n')); /* good's first line is its id */
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     fputs(text, f);
     fclose(f);
+}
+
+static void write_rule(const char *dir, const char *name, const char *id)
+{
+    char text[sizeof good + 64];
+    snprintf(text, sizeof text, "id: %s%s", id, strchr(good, '\n')); /* good's first line is its id */
+    write_file(dir, name, text);
 }
 
 static size_t count_msgs(ldx_msgs *m, const char *what)
@@ -526,6 +532,101 @@ static void test_ids_across_files(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A rule like good whose oom signal has the given pattern (YAML single-quoted). */
+static void rule_calling(char *out, size_t size, const char *id, const char *pattern)
+{
+    const char *sig = strstr(good, "  oom:\n"), *cap = strstr(good, "  cap:\n");
+    const char *cond = strstr(good, "condition:"), *after = strchr(cond, '\n') + 1;
+    snprintf(out, size, "id: %s\n%.*s  oom:\n    pattern: '%s'\n%.*s%s", id,
+             (int)(sig - strchr(good, '\n') - 1), strchr(good, '\n') + 1, pattern,
+             (int)(cond - cap), cap, after);
+}
+
+static const char frag_step[] =
+    "fragment: step_no\n"
+    "title: a step counter\n"
+    "pattern: 'step \\d+'\n"
+    "examples:\n"
+    "  match: ['step 12']\n"
+    "  no_match: ['stop 12']\n";
+
+/* Fragments: a call is written out before anything reads the pattern; the built-in ones
+ * are there for user rules; a folder's fragments/ is read before its rules; every
+ * mistake is reported where it is. */
+static void test_fragments(void **state)
+{
+    (void)state;
+    char r1[2048], r2[2048], r3[2048];
+    rule_calling(r1, sizeof r1, "test-frag", "CUDA out of memory (?&step_no) [(?&x)] \\(?&x\\)");
+    rule_calling(r2, sizeof r2, "test-own", "(?<g>CUDA) out of memory(?&g)?");
+    rule_calling(r3, sizeof r3, "test-builtin", "CUDA out of memory in (?!(?&run_process))\\w+");
+    const char *names[] = {"user/fragments/step_no.yaml", "user/test-frag.yaml", "user/test-own.yaml",
+                           "user/test-builtin.yaml"};
+    const char *texts[] = {frag_step, r1, r2, r3};
+    compiled c = compile_n(names, texts, NULL, 4);
+    assert_int_equal(c.st, LDX_OK);
+    const ldx_rule_info *ri = ldx_ruleset_rule(c.rs, (size_t)ldx_ruleset_find(c.rs, "test-frag"));
+    assert_string_equal(ri->signals[0].pattern, "CUDA out of memory (?:step \\d+) [(?&x)] \\(?&x\\)");
+    ri = ldx_ruleset_rule(c.rs, (size_t)ldx_ruleset_find(c.rs, "test-own"));
+    assert_string_equal(ri->signals[0].pattern, "(?<g>CUDA) out of memory(?&g)?");
+    ri = ldx_ruleset_rule(c.rs, (size_t)ldx_ruleset_find(c.rs, "test-builtin"));
+    assert_non_null(strstr(ri->signals[0].pattern, "(?!(?:python|pt_|"));
+    release(&c);
+
+    /* mistakes: an unknown name (at its column), a capture, an example that fails, a
+     * second user fragment of one name, a fragment calling another */
+    char bad[2048];
+    rule_calling(bad, sizeof bad, "test-unknown", "CUDA out of memory (?&no_such)");
+    const char *dup = "fragment: step_no\ntitle: t\npattern: 'step'\nexamples: {match: [step], no_match: [x]}\n";
+    const char *capf = "fragment: cap\ntitle: t\npattern: '(step)'\nexamples: {match: [step], no_match: [x]}\n";
+    const char *exf = "fragment: ex\ntitle: t\npattern: 'step'\nexamples: {match: [stop], no_match: [step]}\n";
+    const char *callf = "fragment: call\ntitle: t\npattern: 'a(?&step_no)'\nexamples: {match: [astep 1], no_match: [x]}\n";
+    const char *bnames[] = {"u/fragments/step_no.yaml", "u/fragments/dup.yaml", "u/fragments/cap.yaml",
+                            "u/fragments/ex.yaml", "u/fragments/call.yaml", "u/test-unknown.yaml"};
+    const char *btexts[] = {frag_step, dup, capf, exf, callf, bad};
+    c = compile_n(bnames, btexts, NULL, 6);
+    assert_int_equal(c.st, LDX_ERULE);
+    assert_int_equal(count_msgs(c.msgs, "fragment 'step_no' is already defined in u/fragments/step_no.yaml"), 1);
+    assert_int_equal(count_msgs(c.msgs, "holds no capturing group"), 1);
+    assert_int_equal(count_msgs(c.msgs, "fragment example does not match: 'stop'"), 1);
+    assert_int_equal(count_msgs(c.msgs, "fragment example matches: 'step'"), 1);
+    assert_int_equal(count_msgs(c.msgs, "cannot call another fragment"), 1);
+    size_t unknown = 0;
+    for (size_t i = 0; i < ldx_msgs_count(c.msgs); i++) {
+        const ldx_msg *mm = ldx_msgs_get(c.msgs, i);
+        if (!strstr(mm->text, "(?&no_such) names no fragment")) continue;
+        unknown++;
+        assert_int_equal(mm->line, 8);
+        assert_int_equal(mm->col, 37); /* the name: 14 columns of "    pattern: '", then 22 of "CUDA out of memory (?&" */
+    }
+    assert_int_equal(unknown, 1);
+    release(&c);
+
+    /* a folder: its fragments/ first, though "a-rule.yaml" comes before it */
+    char root[] = "/tmp/logdx-frag-XXXXXX", path[700];
+    assert_non_null(mkdtemp(root));
+    snprintf(path, sizeof path, "%s/fragments", root);
+    assert_int_equal(mkdir(path, 0755), 0);
+    write_file(root, "fragments/step_no.yaml", frag_step);
+    rule_calling(r1, sizeof r1, "a-rule", "CUDA out of memory (?&step_no)");
+    write_file(root, "a-rule.yaml", r1);
+    ldx_msgs *m;
+    ldx_compiler *comp;
+    ldx_ruleset *rs;
+    assert_int_equal(ldx_msgs_create(&m), LDX_OK);
+    assert_int_equal(ldx_compiler_create(&comp, m), LDX_OK);
+    assert_int_equal(ldx_compiler_add_path(comp, root), LDX_OK);
+    assert_int_equal(ldx_compiler_finish(comp, &rs), LDX_OK);
+    ldx_compiler_destroy(comp);
+    assert_int_equal(ldx_ruleset_count(rs), 1);
+    assert_string_equal(ldx_ruleset_rule(rs, 0)->signals[0].pattern, "CUDA out of memory (?:step \\d+)");
+    ldx_ruleset_destroy(rs);
+    ldx_msgs_destroy(m);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -538,6 +639,7 @@ int main(void)
         cmocka_unit_test(test_ids_across_files),
         cmocka_unit_test(test_tables),
         cmocka_unit_test(test_builtin_rules_compile),
+        cmocka_unit_test(test_fragments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
