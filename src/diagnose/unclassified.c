@@ -7,8 +7,9 @@
  * the exception's type and the innermost frame outside libraries, where the user's
  * code was. A failure another rule's symptom pattern matches (the OutOfMemoryError
  * line of a CUDA OOM) is explained; an exit status says nothing beyond "it failed", so
- * it is only used when no other rule fired at all. An exception that the log goes on
- * long after, with no launcher or exit report behind it, was handled: not a failure. */
+ * it is only used when no other rule fired at all, and not before the job's own report that it
+ * completed. An exception that the log goes on long after, with no launcher or exit report
+ * behind it, was handled: not a failure. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,6 +388,14 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
         if (ss->has_last) c[m++] = (candidate){.line = ss->last.line, .hit = &ss->last, .sig = k};
     }
     qsort(c, m, sizeof *c, cand_cmp);
+    /* the job's own word that it completed (context signals named succeeded*): an exit report
+     * before it was a replica that its controller restarted, not how the job ended */
+    uint64_t succeeded = 0;
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        if (r->info.signals[k].role == LDX_SIGNAL_CONTEXT && !strncmp(r->info.signals[k].name, "succeeded", 9)) {
+            uint64_t last = ldxi_sigstate_last_line(ldxi_scanner_state(s, r->index, k));
+            if (last > succeeded) succeeded = last;
+        }
     /* an exit report says only "it failed": the rule's other evidence (the exception an IPython
      * traceback ends in, below its header) goes first, the report where there is none */
     const candidate *pick = NULL;
@@ -404,7 +413,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                 if (!strcmp(name, "traceback") || !strcmp(name, "frame") ||
                     !strcmp(name, "terminate") || !strcmp(name, "fatal_python"))
                     continue;
-                if (exit_report(r, c[i].sig) && others) continue;
+                if (exit_report(r, c[i].sig) && (others || c[i].line < succeeded)) continue;
                 /* a crash the log goes on long after, with nothing ending there, was a child's */
                 if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
                 const char *text = c[i].hit->text ? c[i].hit->text : "";
