@@ -2,7 +2,10 @@
  * a log collector prefixed: torchrun's "[rank3]: ", Open MPI's "[1,3]<stderr>: ", srun
  * -l's "3: ", pdsh's "worker-1: ", Docker Compose's "trainer-0  | ", kubectl's
  * "--timestamps" and "--prefix", GitHub Actions' and journald's clocks, Ray's
- * "(RayTrainWorker pid=4121, ip=...) ", dmesg's seconds since boot or (-T) its date. A
+ * "(RayTrainWorker pid=4121, ip=...) ", dmesg's seconds since boot or (-T) its date,
+ * Determined's trial logs (master/internal/sproto/task_actor.go "[%s] %s || %s", the clock
+ * and the container's short id; master/pkg/model/experiment.go "[%s] [%s] %s|| %s %s", the
+ * clock, "[container]", "[rank=N] ", then "|| " and the level). A
  * pattern anchored at a line's start (a bare "Killed", a traceback's first frame) was
  * written for the line as the program printed it; the scan tries it on this body when
  * the whole line turns it down (confirm.c).
@@ -114,8 +117,17 @@ static size_t one_prefix(const char *s, size_t n)
         if (iso_time(s, c, 1) == c) return c + 2;
         /* kubectl logs --prefix: "[pod/trainer-0/pytorch] " */
         if (c > 5 && memcmp(s + 1, "pod/", 4) == 0) return c + 2;
+        /* Determined: "[rank=3] ", and "[<container id>] " where its "[rank=" or "|| " follows */
+        if (c > 6 && memcmp(s + 1, "rank=", 5) == 0 && digits(s, c, 6) == c) return c + 2;
+        size_t h = 1;
+        while (h < c && (isxdigit((unsigned char)s[h]) || s[h] == '-')) h++;
+        if (h == c && c > 1 && c + 2 < n &&
+            ((c + 7 < n && memcmp(s + c + 2, "[rank=", 6) == 0) || (c + 4 < n && memcmp(s + c + 2, "|| ", 3) == 0)))
+            return c + 2;
         return 0;
     }
+    /* Determined's separator after its clock and ids: "|| " */
+    if (s[0] == '|' && s[1] == '|' && s[2] == ' ') return 3;
     if (isdigit((unsigned char)s[0])) {
         if ((k = iso_time(s, n, 0)) != 0) return blank(s, n, k);
         /* srun -l: "3: " */
@@ -146,6 +158,13 @@ static size_t one_prefix(const char *s, size_t n)
     if (k == 0 || k >= n || s[k] != ' ') return 0;
     while (k < n && s[k] == ' ') k++;
     if (k + 1 < n && s[k] == '|' && s[k + 1] == ' ') return k + 2;
+    /* Determined: "8de2ca81 || " (the container's short id, 8 hex digits; in a collapsed
+     * template its digit runs are one '0' each, so only "hex, at least 4, then one blank") */
+    if (k >= 5 && k + 2 < n && s[k - 2] != ' ' && s[k] == '|' && s[k + 1] == '|' && s[k + 2] == ' ') {
+        size_t h = 0;
+        while (h < k - 1 && isxdigit((unsigned char)s[h])) h++;
+        if (h == k - 1) return k + 3;
+    }
     return 0;
 }
 

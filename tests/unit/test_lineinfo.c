@@ -100,6 +100,11 @@ static void test_body(void **state)
     assert_int_equal(body("0.0.0.0: Killed"), 9); /* its collapsed template */
     /* prefixes on prefixes: a compose column, a clock, a rank */
     assert_int_equal(body("trainer-0  | 2024-05-01T10:00:00Z [rank0]: Killed"), 43);
+    /* Determined's trial logs: the clock, the container's short id, "|| "; or "[container] [rank=N] || " */
+    assert_int_equal(body("[2022-06-09T09:22:31.405187Z] 8de2ca81 || Root Cause (first observed failure):"), 42);
+    assert_int_equal(body("[2023-01-05T10:00:00Z] [8de2ca81] [rank=3] || Killed"), 46);
+    assert_int_equal(body("[2023-01-05T10:00:00Z] [8de2ca81] || Killed"), 37);
+    assert_int_equal(body("[0-0-0T0:0:0.0Z] 0de0ca0 || Killed"), 28); /* its collapsed template */
     /* collapsed templates: every digit run one '0' */
     assert_int_equal(body("0-0-0T0:0:0.0Z Killed"), 15);
     /* not prefixes */
@@ -111,6 +116,8 @@ static void test_body(void **state)
     assert_int_equal(body("RuntimeError: Killed"), 0);
     assert_int_equal(body("Epoch: 3"), 0);
     assert_int_equal(body("Epoch 3 | loss 0.1"), 0);
+    assert_int_equal(body("[deadbeef] Killed"), 0); /* a bracketed hex word alone is text */
+    assert_int_equal(body("a || b"), 0);
 }
 
 int main(void)
