@@ -96,7 +96,8 @@ static ldx_status builtin_fragments(ldx_compiler *c)
 static ldx_status add_buffer(ldx_compiler *c, const char *name, bool on_disk, const char *data,
                              size_t len, bool builtin)
 {
-    if (!c->frags_builtin && builtin_fragments(c) == LDX_ENOMEM) return LDX_ENOMEM;
+    /* every source, of any kind, comes after the built-in fragments */
+    if (builtin_fragments(c) == LDX_ENOMEM) return LDX_ENOMEM;
     /* what the ruleset is made of, for telling two runs' rule sets apart (shards that
      * are merged must have used the same): the bytes of each source and its length */
     /* FNV-1a over 64-bit words (a byte at a time was a twentieth of a small log's run) */
@@ -162,8 +163,7 @@ ldx_status ldx_compiler_add_buffer(ldx_compiler *c, const char *name, const char
 
 static ldx_status add_embedded(ldx_compiler *c, bool tables_only)
 {
-    ldx_status worst = builtin_fragments(c);
-    if (worst == LDX_ENOMEM) return worst;
+    ldx_status worst = LDX_OK;
     for (size_t i = 0; i < ldxi_builtin_rules_count; i++) {
         const ldxi_embedded *e = &ldxi_builtin_rules[i];
         if (tables_only && strncmp(e->path, "rules/tables/", 13) != 0) continue;
@@ -261,8 +261,7 @@ ldx_status ldx_compiler_add_path(ldx_compiler *c, const char *path)
         return LDX_EIO;
     }
     a.explicit_file = stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
-    ldx_status st = builtin_fragments(c) == LDX_ENOMEM ? LDX_ENOMEM : LDX_OK;
-    if (st == LDX_OK && !a.explicit_file) st = ldx_walk(path, add_file, &a, c->msgs);
+    ldx_status st = a.explicit_file ? LDX_OK : ldx_walk(path, add_file, &a, c->msgs);
     a.pass = 1;
     if (st == LDX_OK) st = ldx_walk(path, add_file, &a, c->msgs);
     if (st != LDX_OK) {
