@@ -5,7 +5,8 @@
  * "(RayTrainWorker pid=4121, ip=...) ", dmesg's seconds since boot or (-T) its date,
  * Determined's trial logs (master/internal/sproto/task_actor.go "[%s] %s || %s", the clock
  * and the container's short id; master/pkg/model/experiment.go "[%s] [%s] %s|| %s %s", the
- * clock, "[container]", "[rank=N] ", then "|| " and the level). A
+ * clock, "[container]", "[rank=N] ", then "|| " and the level), and colour escapes a paste
+ * kept as text ("[36m", "^[[36m", "ESC[36m"). A
  * pattern anchored at a line's start (a bare "Killed", a traceback's first frame) was
  * written for the line as the program printed it; the scan tries it on this body when
  * the whole line turns it down (confirm.c).
@@ -21,7 +22,7 @@
 #include "scan_int.h"
 
 #define PREFIX_MAX 160 /* a prefix is within a line's first bytes */
-#define PREFIXES 4     /* "name  | 2024-05-01T10:00:00Z [rank0]: " is three */
+#define PREFIXES 8     /* "[1;36m(EngineCore pid=9)[0;0m [36m(pid=12)[0m " is four */
 
 static size_t digits(const char *s, size_t n, size_t i)
 {
@@ -86,11 +87,34 @@ static size_t syslog_time(const char *s, size_t n)
     return i + 2;
 }
 
+/* A colour escape written out as text, as a paste keeps it where the ESC byte itself was
+ * lost or shown: "[36m" (the byte dropped by a browser or an issue form), "^[[36m" (cat
+ * -v, less), "ESC[36m" (less -U, editors), "\x1b[36m", "\033[36m", "\e[36m", "\u001b[36m"
+ * (printed repr strings). Real ESC bytes never get here: the cutting pass removes them.
+ * The offset past it, 0: none. */
+static size_t sgr_text(const char *s, size_t n)
+{
+    static const char *const intro[] = {"^[", "ESC", "\\x1b", "\\x1B", "\\033", "\\e", "\\u001b", "\\u001B"};
+    size_t i = 0;
+    for (size_t k = 0; k < sizeof intro / sizeof *intro; k++) {
+        size_t m = strlen(intro[k]);
+        if (m < n && memcmp(s, intro[k], m) == 0 && s[m] == '[') {
+            i = m;
+            break;
+        }
+    }
+    if (i >= n || s[i] != '[') return 0;
+    size_t j = i + 1;
+    while (j < n && j - i < 16 && (isdigit((unsigned char)s[j]) || s[j] == ';')) j++;
+    return j < n && s[j] == 'm' && (j > i + 1 || i > 0) ? j + 1 : 0;
+}
+
 /* One prefix at the start of s[0..n): the offset past it and its blank, 0: none. */
 static size_t one_prefix(const char *s, size_t n)
 {
     if (n < 3) return 0;
     size_t k;
+    if ((k = sgr_text(s, n)) != 0) return blank(s, n, k);
     if (s[0] == '[') {
         const char *e = memchr(s, ']', n < 64 ? n : 64);
         if (!e) return 0;
@@ -136,9 +160,12 @@ static size_t one_prefix(const char *s, size_t n)
     }
     if (s[0] == '(') { /* Ray: "(RayTrainWorker pid=4121, ip=10.0.0.4) ", "(pid=4121) " */
         const char *e = memchr(s, ')', n < PREFIX_MAX ? n : PREFIX_MAX);
-        if (!e || (size_t)(e - s) + 1 >= n || e[1] != ' ') return 0;
+        if (!e) return 0;
+        size_t c = (size_t)(e - s) + 1;
+        c += sgr_text(s + c, n - c); /* "(pid=4121)[0m " where the colour's ESC was lost */
+        if (c >= n || s[c] != ' ') return 0;
         for (const char *p = s; p + 4 < e; p++)
-            if (memcmp(p, "pid=", 4) == 0 && isdigit((unsigned char)p[4])) return (size_t)(e - s) + 2;
+            if (memcmp(p, "pid=", 4) == 0 && isdigit((unsigned char)p[4])) return c + 1;
         return 0;
     }
     if ((k = syslog_time(s, n)) != 0) return k;

@@ -107,8 +107,18 @@ static void test_body(void **state)
     assert_int_equal(body("[0-0-0T0:0:0.0Z] 0de0ca0 || Killed"), 28); /* its collapsed template */
     /* collapsed templates: every digit run one '0' */
     assert_int_equal(body("0-0-0T0:0:0.0Z Killed"), 15);
+    /* colour escapes a paste kept as text */
+    assert_int_equal(body("[36m(RayTrainWorker pid=4121)[0m Killed"), 33);
+    assert_int_equal(body("[1;36m(EngineCore_0 pid=1159)[0;0m [36m(pid=1273)[0m Killed"), 53);
+    assert_int_equal(body("^[[31mKilled"), 6);
+    assert_int_equal(body("ESC[36m[rank0]: Killed"), 16);
+    assert_int_equal(body("\\x1b[0m Killed"), 8);
+    assert_int_equal(body("[0m(pid=0)[0m Killed"), 14); /* a collapsed template */
     /* not prefixes */
     assert_int_equal(body("Killed"), 0);
+    assert_int_equal(body("[m Killed"), 0);
+    assert_int_equal(body("[36 Killed"), 0);
+    assert_int_equal(body("ESC Killed"), 0);
     assert_int_equal(body("[W socket.cpp:663] Killed"), 0);
     assert_int_equal(body("loss: 0.5 | lr 1e-4"), 0);
     assert_int_equal(body("(pid) Killed"), 0);
