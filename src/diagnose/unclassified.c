@@ -63,6 +63,29 @@ static bool tail_signal(const ldxi_rule *r, const char *name)
     return false;
 }
 
+/* A context line of a rule that names this failure as its cause, far from any of its
+ * symptoms, is that cause as the rule read it (the exception before a KeyboardInterrupt),
+ * not a part of the rule's own report (gloo's file and line on the line above its timeout's
+ * words, a message a paste wrapped). */
+#define REPORT_SPAN 1
+static bool read_as_cause(const ldx_diagnosis *dj, const ldxi_rule *rj, const ldxi_rule *self,
+                          const ldx_evidence *ev)
+{
+    const ldx_signal_info *si = NULL;
+    for (size_t k = 0; ev->signal && k < rj->info.nsignals && !si; k++)
+        if (!strcmp(rj->info.signals[k].name, ev->signal)) si = &rj->info.signals[k];
+    if (!si || si->role != LDX_SIGNAL_CONTEXT || !ldxi_rule_cause(rj, self, NULL)) return false;
+    for (size_t e = 0; e < dj->nevidence; e++) {
+        const ldx_evidence *o = &dj->evidence[e];
+        if (o == ev || !o->signal) continue;
+        for (size_t k = 0; k < rj->info.nsignals; k++)
+            if (!strcmp(rj->info.signals[k].name, o->signal) && rj->info.signals[k].role == LDX_SIGNAL_SYMPTOM &&
+                (o->line > ev->line ? o->line - ev->line : ev->line - o->line) <= REPORT_SPAN)
+                return false;
+    }
+    return true;
+}
+
 static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *const *rules,
                       size_t n, size_t self, bool own_class, uint64_t line, const char *text)
 {
@@ -74,6 +97,7 @@ static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *c
             /* what a signal read on the log's last lines (a progress bar the crash was
              * written into) says how the log ended, not what failed there */
             if (tail_signal(rules[j], d[j].evidence[e].signal)) continue;
+            if (!same && read_as_cause(&d[j], rules[j], rules[self], &d[j].evidence[e])) continue;
             uint64_t at = d[j].evidence[e].line;
             if (at == line || (same && at < line && line - at <= OWN_CLASS_SPAN)) return true;
         }
