@@ -5,7 +5,8 @@
  * "(RayTrainWorker pid=4121, ip=...) ", dmesg's seconds since boot or (-T) its date,
  * Determined's trial logs (master/internal/sproto/task_actor.go "[%s] %s || %s", the clock
  * and the container's short id; master/pkg/model/experiment.go "[%s] [%s] %s|| %s %s", the
- * clock, "[container]", "[rank=N] ", then "|| " and the level), and colour escapes a paste
+ * clock, "[container]", "[rank=N] ", then "|| " and the level), a runner's process and stream
+ * (milabench's "opt-1_3b.0 [stderr] "), and colour escapes a paste
  * kept as text ("[36m", "^[[36m", "ESC[36m"). A
  * pattern anchored at a line's start (a bare "Killed", a traceback's first frame) was
  * written for the line as the program printed it; the scan tries it on this body when
@@ -183,6 +184,9 @@ static size_t one_prefix(const char *s, size_t n)
     k = 0;
     while (k < n && k < 64 && (isalnum((unsigned char)s[k]) || s[k] == '_' || s[k] == '-' || s[k] == '.')) k++;
     if (k == 0 || k >= n || s[k] != ' ') return 0;
+    /* a runner naming the process and its stream: milabench's "opt-1_3b.0 [stderr] " */
+    if (k + 10 <= n && (memcmp(s + k, " [stderr] ", 10) == 0 || memcmp(s + k, " [stdout] ", 10) == 0))
+        return k + 10;
     while (k < n && s[k] == ' ') k++;
     if (k + 1 < n && s[k] == '|' && s[k + 1] == ' ') return k + 2;
     /* Determined: "8de2ca81 || " (the container's short id, 8 hex digits; in a collapsed

@@ -87,6 +87,13 @@ static const char *const quiet_announcements[] = {
  * traceback, then uvicorn's '"POST /v1/chat/completions HTTP/1.1" 400 Bad Request'). A 5xx
  * is not read so: a server whose engine died answers every request with 500. */
 #define ANSWER_SPAN 8
+/* A loop over inputs that prints an input's exception and goes on to the next says so on
+ * the line after its traceback: openai-whisper's and mlx-whisper's transcribe CLI
+ * (whisper/transcribe.py cli: traceback.print_exc(), then print(f"Skipping {audio_path}
+ * due to {type(e).__name__}: {str(e)}")), and scripts written the same way. The exception
+ * named there, just above, was that input's. */
+#define SKIP_WORD "Skipping "
+#define SKIP_SPAN 2
 /* a block still open this many lines after its last frame ends without an event (a
  * traceback cut off, or one whose exception line never came) */
 #define BLOCK_SPAN 60
@@ -134,6 +141,20 @@ static bool answers_4xx(const char *text, size_t n)
     return false;
 }
 
+static size_t exception_type(const char *s, size_t n);
+
+/* "Skipping <input> due to <ExceptionType>: ..." (SKIP_WORD) */
+static bool skips_input(const char *text, size_t n)
+{
+    const char *p = find(text, n, SKIP_WORD), *end = text + n;
+    if (!p) return false;
+    for (const char *d = p; (d = find(d, (size_t)(end - d), " due to ")) != NULL;) {
+        d += 8;
+        if (exception_type(d, (size_t)(end - d))) return true;
+    }
+    return false;
+}
+
 bool ldxi_failure_wants(const char *text, size_t len)
 {
     size_t n = len < 4096 ? len : 4096;
@@ -141,7 +162,8 @@ bool ldxi_failure_wants(const char *text, size_t len)
     return find(text, n, "Traceback (most") || announces_quiet(text, n) || find(text, n, WARNING_WORD) ||
            find(text, n, "above exception") ||
            find(text, n, "terminate called") || find(text, n, "Fatal Python error") ||
-           answers_4xx(text, n) || ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
+           answers_4xx(text, n) || skips_input(text, n) ||
+           ((f = find(text, n, "File \"")) && find(f, n - (size_t)(f - text), "\", line "));
 }
 
 /* A line kept as evidence, as ldx_display_text shows text: cut at a character's start
@@ -698,6 +720,12 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
     if (answers_4xx(text, n)) {
         ldxi_fail_event *ev = latest_event(f);
         if (ev && ev->kind == LDXI_FAIL_EXCEPTION && lineno - ev->what.line <= ANSWER_SPAN)
+            ev->ignored = true;
+        return;
+    }
+    if (skips_input(text, n)) {
+        ldxi_fail_event *ev = latest_event(f);
+        if (ev && ev->kind == LDXI_FAIL_EXCEPTION && lineno - ev->what.line <= SKIP_SPAN)
             ev->ignored = true;
         return;
     }

@@ -211,6 +211,18 @@ static void test_not_failures(void **state)
         expect_filled(rs, vllm_req, "400 Bad Request", 0);
         expect_filled(rs, vllm_req, "500 Internal Server Error", 1);
 
+        /* whisper's CLI prints an input's traceback and goes on to the next input; a line that
+         * only mentions skipping leaves the exception a failure */
+        static const char whisper_skip[] =
+            "Traceback (most recent call last):\n"
+            "  File \"/usr/lib/python3/site-packages/whisper/transcribe.py\", line 597, in cli\n"
+            "    result = transcribe(model, audio_path, temperature=temperature, **args)\n"
+            "RuntimeError: Failed to load audio: a.mp3: No such file or directory\n"
+            "%s\n"
+            "Detected language: English\n";
+        expect_filled(rs, whisper_skip, "Skipping a.mp3 due to RuntimeError: Failed to load audio: a.mp3: No such file", 0);
+        expect_filled(rs, whisper_skip, "Skipping the rest of the epoch", 1);
+
         /* a caught exception's traceback logged at INFO (logger.info(traceback.format_exc()) prefixes the
          * first line only): ms-swift drops the bad row and goes on */
         expect_findings(rs, "[INFO:swift] Traceback (most recent call last):\n"

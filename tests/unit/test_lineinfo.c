@@ -107,6 +107,8 @@ static void test_body(void **state)
     assert_int_equal(body("[0-0-0T0:0:0.0Z] 0de0ca0 || Killed"), 28); /* its collapsed template */
     /* collapsed templates: every digit run one '0' */
     assert_int_equal(body("0-0-0T0:0:0.0Z Killed"), 15);
+    /* a runner's process and stream (milabench) */
+    assert_int_equal(body("opt-1_3b.0 [stderr] Killed"), 20);
     /* colour escapes a paste kept as text */
     assert_int_equal(body("[36m(RayTrainWorker pid=4121)[0m Killed"), 33);
     assert_int_equal(body("[1;36m(EngineCore_0 pid=1159)[0;0m [36m(pid=1273)[0m Killed"), 53);
