@@ -63,7 +63,7 @@ static bool tail_signal(const ldxi_rule *r, const char *name)
     return false;
 }
 
-/* A context line of a rule that names this failure as its cause, far from any of its
+/* A context line of a rule that names this failure as its cause, not next to one of its
  * symptoms, is that cause as the rule read it (the exception before a KeyboardInterrupt),
  * not a part of the rule's own report (gloo's file and line on the line above its timeout's
  * words, a message a paste wrapped). */
