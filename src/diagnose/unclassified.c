@@ -56,11 +56,17 @@ static bool fallback(const ldxi_rule *r)
  * names it), and the few lines after its evidence (the loader's next words, the abort
  * that follows). */
 #define OWN_CLASS_SPAN 5
-static bool tail_signal(const ldxi_rule *r, const char *name)
+static const ldx_signal_info *signal_named(const ldxi_rule *r, const char *name)
 {
     for (size_t k = 0; name && k < r->info.nsignals; k++)
-        if (!strcmp(r->info.signals[k].name, name)) return r->info.signals[k].tail != 0;
-    return false;
+        if (!strcmp(r->info.signals[k].name, name)) return &r->info.signals[k];
+    return NULL;
+}
+
+static bool tail_signal(const ldxi_rule *r, const char *name)
+{
+    const ldx_signal_info *si = signal_named(r, name);
+    return si && si->tail != 0;
 }
 
 /* A context line of a rule that names this failure as its cause, not next to one of its
@@ -71,17 +77,14 @@ static bool tail_signal(const ldxi_rule *r, const char *name)
 static bool read_as_cause(const ldx_diagnosis *dj, const ldxi_rule *rj, const ldxi_rule *self,
                           const ldx_evidence *ev)
 {
-    const ldx_signal_info *si = NULL;
-    for (size_t k = 0; ev->signal && k < rj->info.nsignals && !si; k++)
-        if (!strcmp(rj->info.signals[k].name, ev->signal)) si = &rj->info.signals[k];
+    const ldx_signal_info *si = signal_named(rj, ev->signal);
     if (!si || si->role != LDX_SIGNAL_CONTEXT || !ldxi_rule_cause(rj, self, NULL)) return false;
     for (size_t e = 0; e < dj->nevidence; e++) {
         const ldx_evidence *o = &dj->evidence[e];
-        if (o == ev || !o->signal) continue;
-        for (size_t k = 0; k < rj->info.nsignals; k++)
-            if (!strcmp(rj->info.signals[k].name, o->signal) && rj->info.signals[k].role == LDX_SIGNAL_SYMPTOM &&
-                (o->line > ev->line ? o->line - ev->line : ev->line - o->line) <= REPORT_SPAN)
-                return false;
+        const ldx_signal_info *oi = o == ev ? NULL : signal_named(rj, o->signal);
+        if (oi && oi->role == LDX_SIGNAL_SYMPTOM &&
+            (o->line > ev->line ? o->line - ev->line : ev->line - o->line) <= REPORT_SPAN)
+            return false;
     }
     return true;
 }

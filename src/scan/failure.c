@@ -717,16 +717,12 @@ void ldxi_failure_feed(ldxi_failure *f, const char *text, size_t len, uint64_t l
         return;
     }
     if (f->warn_line && lineno > f->warn_line && warning_line(f, text, len, n, lineno)) return;
-    if (answers_4xx(text, n)) {
+    /* a line that says the exception just above was handled (a request answered 4xx, an
+     * input skipped) */
+    size_t handled = answers_4xx(text, n) ? ANSWER_SPAN : skips_input(text, n) ? SKIP_SPAN : 0;
+    if (handled) {
         ldxi_fail_event *ev = latest_event(f);
-        if (ev && ev->kind == LDXI_FAIL_EXCEPTION && lineno - ev->what.line <= ANSWER_SPAN)
-            ev->ignored = true;
-        return;
-    }
-    if (skips_input(text, n)) {
-        ldxi_fail_event *ev = latest_event(f);
-        if (ev && ev->kind == LDXI_FAIL_EXCEPTION && lineno - ev->what.line <= SKIP_SPAN)
-            ev->ignored = true;
+        if (ev && ev->kind == LDXI_FAIL_EXCEPTION && lineno - ev->what.line <= handled) ev->ignored = true;
         return;
     }
     if (header && (find(text, n, CHAIN_CONTEXT) || find(text, n, CHAIN_CAUSE))) {
