@@ -199,6 +199,8 @@ static size_t one_prefix(const char *s, size_t n)
     return 0;
 }
 
+size_t ldxi_sgr_text(const char *text, size_t len) { return sgr_text(text, len); }
+
 size_t ldxi_line_body(const char *text, size_t len)
 {
     size_t n = len < PREFIX_MAX ? len : PREFIX_MAX, at = 0;

@@ -477,6 +477,10 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             s += i;
             n -= i;
         }
+        /* "[0mValueError: ...": the colour reset before it kept as text, its ESC lost */
+        size_t g = o->frames ? ldxi_sgr_text(s, n) : 0;
+        s += g;
+        n -= g;
         size_t t = o->frames ? exception_type(s, n) : 0;
         if (t) {
             o->ev.kind = LDXI_FAIL_EXCEPTION;

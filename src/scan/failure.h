@@ -113,4 +113,8 @@ size_t ldxi_failure_events(const ldxi_failure *f, const ldxi_fail_event **out, s
 /* Whether a frame's file belongs to an installed library or the interpreter. */
 bool ldxi_failure_library_file(const char *file);
 
+/* body.c: the length of a colour escape written out as text at text[0] ("[0m", "^[[31m",
+ * "\x1b[0m": a paste that lost the ESC byte), 0 where none starts there. */
+size_t ldxi_sgr_text(const char *text, size_t len);
+
 #endif

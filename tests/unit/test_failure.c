@@ -664,6 +664,18 @@ static void test_ray_prefix(void **state)
                         "KeyError: 'pixel_values'");
 }
 
+/* A colour reset kept as text before the exception's type, its ESC lost in the paste. */
+static void test_sgr_text_exception(void **state)
+{
+    (void)state;
+    expect_unclassified("Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    main()\n"
+                        "[0mValueError: bad value\n",
+                        4, "ValueError", "ValueError: bad value");
+    expect_unclassified("Traceback (most recent call last):\n  File \"t.py\", line 3, in <module>\n    main()\n"
+                        "^[[0;31mKeyError: 'label'\n",
+                        4, "KeyError", "KeyError: 'label'");
+}
+
 /* A service's lines read from journald or Docker Compose, or a logger's: the headline
  * starts past the syslog prefix, the service column or the logger's columns. */
 static void test_service_prefixes(void **state)
@@ -760,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_flat_traceback),
         cmocka_unit_test(test_chain_cut),
         cmocka_unit_test(test_ray_prefix),
+        cmocka_unit_test(test_sgr_text_exception),
         cmocka_unit_test(test_service_prefixes),
         cmocka_unit_test(test_message_below),
         cmocka_unit_test(test_message_goes_on),
