@@ -477,11 +477,13 @@ static void continue_block(ldxi_failure *f, uint32_t b, const char *line, size_t
             s += i;
             n -= i;
         }
-        /* "[0mValueError: ...": the colour reset before it kept as text, its ESC lost */
-        size_t g = o->frames ? ldxi_sgr_text(s, n) : 0;
-        s += g;
-        n -= g;
-        size_t t = o->frames ? exception_type(s, n) : 0;
+        size_t t = 0;
+        if (o->frames) { /* "[0mValueError: ...": a colour reset kept as text, its ESC lost */
+            size_t g = ldxi_sgr_text(s, n);
+            s += g;
+            n -= g;
+            t = exception_type(s, n);
+        }
         if (t) {
             o->ev.kind = LDXI_FAIL_EXCEPTION;
             copy_span(o->ev.type, sizeof o->ev.type, s, t);
