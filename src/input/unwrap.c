@@ -8,7 +8,9 @@
  * exactly W wide (every line that was longer). A log that merely has a widest line has
  * one or two there, or many of one template (eight ranks printing the same message,
  * progress bars padded to the terminal), so the rows at W must also begin, or end, in
- * at least three different ways (numbers, ids and padding aside). Rows a terminal does
+ * at least three different ways (numbers, ids and padding aside), or most of them must
+ * end inside a word that the row below goes on with (a row that does not start as they
+ * do: not the record's next line). Rows a terminal does
  * not produce at W are never joined: with a tab (its width is not its length), an ESC,
  * a progress bar ("%|"), a table's border at both ends. Rows laid out to a width
  * (padding, aligned columns, rules drawn with "=") are joined but not counted. A block
@@ -68,6 +70,9 @@ typedef struct {
     size_t width, at; /* the second pass: rows exactly `width` wide that a terminal cut */
     char heads[DISTINCT][EDGE], tails[DISTINCT][EDGE];
     size_t nheads, ntails;
+    size_t cuts;         /* rows at the width cut inside a word, the word going on below */
+    bool open;           /* the row before was at the width and ended inside a word */
+    char open_head[EDGE];
 } probe;
 
 static bool measure(const char *p, size_t n, void *ctx)
@@ -88,17 +93,23 @@ static bool blind(unsigned char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ' ';
 }
 
-/* Keeps the first EDGE telling bytes of p[0..n) (from its end when back) among the first
- * DISTINCT different ones seen. */
-static void remember(char seen[][EDGE], size_t *nseen, const char *p, size_t n, bool back)
+/* The first EDGE telling bytes of p[0..n) (from its end when back). */
+static void edge_key(char key[EDGE], const char *p, size_t n, bool back)
 {
-    if (*nseen >= DISTINCT) return;
-    char key[EDGE] = {0};
+    memset(key, 0, EDGE);
     size_t k = 0;
     for (size_t i = 0; i < n && k < EDGE; i++) {
         unsigned char c = (unsigned char)p[back ? n - 1 - i : i];
         if (!blind(c)) key[k++] = (char)c;
     }
+}
+
+/* Keeps a row's edge among the first DISTINCT different ones seen. */
+static void remember(char seen[][EDGE], size_t *nseen, const char *p, size_t n, bool back)
+{
+    if (*nseen >= DISTINCT) return;
+    char key[EDGE];
+    edge_key(key, p, n, back);
     for (size_t j = 0; j < *nseen; j++)
         if (!memcmp(seen[j], key, EDGE)) return;
     memcpy(seen[(*nseen)++], key, EDGE);
@@ -120,15 +131,48 @@ static bool laid_out(const char *p, size_t n)
     return false;
 }
 
+static bool word_byte(unsigned char c) { return isalnum(c) || c == '_'; }
+
+/* A row's start as a shape: digits as 0, letters as a, the rest as it is ("0000-00-00 00:"
+ * for a time, "[aaaa0]: " for a rank), so that records of one kind compare equal whatever
+ * their level letter or numbers. */
+static void shape_key(char key[EDGE], const char *p, size_t n)
+{
+    memset(key, 0, EDGE);
+    for (size_t i = 0; i < n && i < EDGE; i++) {
+        unsigned char c = (unsigned char)p[i];
+        key[i] = isdigit(c) ? '0' : isalpha(c) ? 'a' : (char)c;
+    }
+}
+
+/* A row that goes on a word its row above cut, and does not start in that row's shape: where
+ * every cut row is of one template (eight replicas printing one long error, wrapped
+ * alike), its edges tell nothing, but "... failed: RE" over "SOURCE_EXHAUSTED: ..." does.
+ * A record's own next line starts as the record did (a time, a rank), or with a blank. */
+static void note_cut(probe *pr, const char *p, size_t n)
+{
+    if (!pr->open) return;
+    pr->open = false;
+    if (!n || !word_byte((unsigned char)p[0])) return;
+    char key[EDGE];
+    shape_key(key, p, n);
+    pr->cuts += memcmp(key, pr->open_head, EDGE) != 0;
+}
+
 static bool count_rows(const char *p, size_t n, void *ctx)
 {
     probe *pr = ctx;
+    note_cut(pr, p, n);
     if (n < pr->width || ldxi_text_width(p, n) != pr->width || !ldxi_wrap_row(p, n) ||
         laid_out(p, n))
         return true;
     pr->at++;
     remember(pr->heads, &pr->nheads, p, n, false);
     remember(pr->tails, &pr->ntails, p, n, true);
+    if (word_byte((unsigned char)p[n - 1])) {
+        pr->open = true;
+        shape_key(pr->open_head, p, n);
+    }
     return true;
 }
 
@@ -139,5 +183,7 @@ size_t ldxi_wrap_width(const char *p, size_t n)
     pr.width = pr.widest;
     each_line(p, n, count_rows, &pr);
     size_t need = pr.lines / 200 > 3 ? pr.lines / 200 : 3;
-    return pr.at >= need && (pr.nheads >= DISTINCT || pr.ntails >= DISTINCT) ? pr.width : 0;
+    bool edges = pr.nheads >= DISTINCT || pr.ntails >= DISTINCT;
+    bool words = pr.cuts >= need && 2 * pr.cuts >= pr.at;
+    return pr.at >= need && (edges || words) ? pr.width : 0;
 }

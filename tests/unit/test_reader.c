@@ -421,6 +421,49 @@ static void test_unwrap_paste(void **state)
     free_lines(&ls);
 }
 
+/* Eight replicas print one long error and a terminal cuts each at the same place: the rows
+ * at the width are all of one template, but each ends inside a word its next row goes on. */
+static void test_unwrap_one_template(void **state)
+{
+    (void)state;
+    char buf[4096];
+    size_t o = 0;
+    for (int d = 0; d < 4; d++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o,
+                              "2023-04-06 07:42:51.27825%d: E pjrt_client.cc:2153] Execution of "
+                              "replica 0 failed: RE\n"
+                              "SOURCE_EXHAUSTED: Failed to allocate 625.00MiB on device ordinal %d\n",
+                              d, d);
+    lines ls;
+    size_t w = unwrapped_lines(buf, o, false, &ls);
+    assert_int_equal(w, strcspn(buf, "\n"));
+    assert_int_equal(ls.n, 4);
+    assert_non_null(strstr(ls.text[2], "failed: RESOURCE_EXHAUSTED: Failed"));
+    free_lines(&ls);
+    /* the same records whole, each followed by a line of its own that starts as a record
+     * does, or with a blank: read as they are */
+    const char *const whole[] = {
+        "2023-04-06 07:42:51.278251: E pjrt_client.cc:2153] Execution of replica 0 failed\n"
+        "2023-04-06 07:42:51.278252: I pjrt_client.cc:2160] Retrying with smaller batch\n"
+        "2023-04-06 07:42:51.278253: E pjrt_client.cc:2153] Execution of replica 1 failed\n"
+        "2023-04-06 07:42:51.278254: I pjrt_client.cc:2160] Retrying with smaller batch\n"
+        "2023-04-06 07:42:51.278255: E pjrt_client.cc:2153] Execution of replica 2 failed\n"
+        "2023-04-06 07:42:51.278256: I pjrt_client.cc:2160] Retrying with smaller batch\n",
+        "[rank0]: RuntimeError: NCCL communicator was aborted on rank 0 by the watchdog\n"
+        "  frame #0: c10::Error::Error\n"
+        "[rank1]: RuntimeError: NCCL communicator was aborted on rank 1 by the watchdog\n"
+        "  frame #0: c10::Error::Error\n"
+        "[rank2]: RuntimeError: NCCL communicator was aborted on rank 2 by the watchdog\n"
+        "  frame #0: c10::Error::Error\n",
+    };
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
+        size_t n = strlen(whole[i]);
+        assert_int_equal(unwrapped_lines(whole[i], n, false, &ls), 0);
+        assert_int_equal((uint64_t)ls.n, ldxi_eol_count(whole[i], n));
+        free_lines(&ls);
+    }
+}
+
 /* Logs that merely have a widest line are read as they are: rows of one template at the
  * widest (numbers right-aligned), progress bars padded to the terminal and redrawn with
  * "\r", tables (padded with blanks, drawn with borders, aligned columns), fewer than
@@ -653,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_unwrap_not_fooled),
         cmocka_unit_test(test_unwrap_stops_at_wider_line),
         cmocka_unit_test(test_wrap_width),
+        cmocka_unit_test(test_unwrap_one_template),
         cmocka_unit_test(test_dedent_paste),
         cmocka_unit_test(test_dedent_not_fooled),
     };
