@@ -173,6 +173,7 @@ static void capture(ldx_evidence *e, const char *name, const char *value)
 
 /* Past what a logger writes between its timestamp and the message, at t (the timestamp
  * already read): the separator after the time, a pid column ("  136004  ", Neuron), the
+ * logger's name as the logging cookbook's format puts it ("- lmdeploy - ERROR - "), the
  * level ("ERROR ", "| ERROR    | " loguru) and loguru's "module:function:line - ". NULL
  * where t holds no level. */
 static const char *past_level_prefix(const char *t)
@@ -180,6 +181,11 @@ static const char *past_level_prefix(const char *t)
     static const char *const levels[] = {"CRITICAL", "ERROR", "FATAL", "WARNING", "WARN", "INFO", "DEBUG"};
     const char *p = t;
     while (*p == ':' || *p == ',' || *p == ' ' || (*p == '|' && p[1] == ' ')) p++;
+    if (p[0] == '-' && p[1] == ' ') { /* the logging cookbook's "- name - LEVEL - " */
+        const char *q = p + 2;
+        while (isalnum((unsigned char)*q) || *q == '_' || *q == '.' || *q == '-') q++;
+        if (q > p + 2 && !strncmp(q, " - ", 3)) p = q + 3;
+    }
     if (isdigit((unsigned char)*p)) { /* a pid column */
         while (isdigit((unsigned char)*p)) p++;
         if (*p != ' ') return NULL;
@@ -192,6 +198,7 @@ static const char *past_level_prefix(const char *t)
     p += k;
     if (*p == ':') p++;
     while (*p == ' ') p++;
+    if (p[0] == '-' && p[1] == ' ') p += 2;
     if (p[0] == '|' && p[1] == ' ') p += 2; /* loguru's column bar, not "||NEURON_CC_WRAPPER||" */
     const char *dash = strstr(p, " - "); /* loguru: "yolox.core.launch:90 - " */
     if (dash && dash - p < 100) {
