@@ -57,7 +57,10 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT, MODE_MESSAGE };
  * restart failed environments (config.restart_failed_sub_environments), log the env's
  * exception and make a new env (rllib/env/env_runner.py _try_env_reset/_try_env_step,
  * logger.exception: "Resetting|Stepping the env resulted in an error! The original error
- * is: {e.args[0]}"); without that setting they raise and say nothing.
+ * is: {e.args[0]}"); without that setting they raise and say nothing. nnU-Net 2.0-2.3's predictor
+ * announces its CPU fallback, then prints the OOM it caught ("Prediction with
+ * perform_everything_on_gpu=True failed due to insufficient GPU memory. Falling back to
+ * perform_everything_on_gpu=False. Not a big deal, just slower...", "Error:", the traceback).
  * The prefilter's failure special (rules/hsdb.c) names them too. */
 static const char *const quiet_announcements[] = {
     "Exception ignored in",
@@ -67,6 +70,7 @@ static const char *const quiet_announcements[] = {
     "WON'T CONVERT ",
     "Fallback to PyTorch due to exception",
     "env resulted in an error! The original error is",
+    "failed due to insufficient GPU memory. Falling back to ",
 };
 /* A Python warning as warnings.formatwarning prints it (Lib/warnings.py, 2.x-3.14:
  * "%s:%s: %s: %s\n" % (filename, lineno, category.__name__, message), then "  %s\n" % the

@@ -326,6 +326,20 @@ static void test_not_failures(void **state)
                  "Stepping the env resulted in an error! The original error is: Simulator reset\n", 0);
         expect_filled(rs, rllib, "iter 42 episode_return_mean=180.1\n", 1);
 
+        /* nnU-Net 2.2's predictor announces its CPU fallback, then prints the OOM it caught; the
+         * same traceback without the announcement is a failure */
+        static const char nnunet[] =
+            "%s"
+            "Error:\n"
+            "Traceback (most recent call last):\n"
+            "  File \"/opt/nnunetv2/inference/predict_from_raw_data.py\", line 473, in predict_logits\n"
+            "    prediction = self.predict_sliding_window_return_logits(data)\n"
+            "torch.cuda.OutOfMemoryError: Tried to allocate 5.91 GiB (GPU 0; 10.75 GiB total capacity)\n";
+        expect_filled(rs, nnunet,
+                 "Prediction with perform_everything_on_gpu=True failed due to insufficient GPU memory. Falling "
+                 "back to perform_everything_on_gpu=False. Not a big deal, just slower...\n", 0);
+        expect_filled(rs, nnunet, "predicting la_019\n", 1);
+
         /* a warning whose message holds an exception's text (stable-baselines3's save_util.py) is
          * no failure once its source line comes; the same exception line without the source line,
          * or a traceback right after the warning, is one */
