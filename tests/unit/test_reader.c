@@ -421,6 +421,16 @@ static void test_unwrap_paste(void **state)
     free_lines(&ls);
 }
 
+/* text read as it is: no width to join rows at, one line per line end */
+static void expect_rows_kept(const char *text)
+{
+    size_t n = strlen(text);
+    lines ls;
+    assert_int_equal(unwrapped_lines(text, n, false, &ls), 0);
+    assert_int_equal((uint64_t)ls.n, ldxi_eol_count(text, n));
+    free_lines(&ls);
+}
+
 /* Eight replicas print one long error and a terminal cuts each at the same place: the rows
  * at the width are all of one template, but each ends inside a word its next row goes on. */
 static void test_unwrap_one_template(void **state)
@@ -456,12 +466,7 @@ static void test_unwrap_one_template(void **state)
         "[rank2]: RuntimeError: NCCL communicator was aborted on rank 2 by the watchdog\n"
         "  frame #0: c10::Error::Error\n",
     };
-    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) {
-        size_t n = strlen(whole[i]);
-        assert_int_equal(unwrapped_lines(whole[i], n, false, &ls), 0);
-        assert_int_equal((uint64_t)ls.n, ldxi_eol_count(whole[i], n));
-        free_lines(&ls);
-    }
+    for (size_t i = 0; i < sizeof whole / sizeof *whole; i++) expect_rows_kept(whole[i]);
 }
 
 /* Logs that merely have a widest line are read as they are: rows of one template at the
@@ -502,13 +507,7 @@ static void test_unwrap_not_fooled(void **state)
         "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions, and more\n"
         "last line\n",
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        size_t n = strlen(cases[i]);
-        lines ls;
-        assert_int_equal(unwrapped_lines(cases[i], n, false, &ls), 0);
-        assert_int_equal((uint64_t)ls.n, ldxi_eol_count(cases[i], n));
-        free_lines(&ls);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) expect_rows_kept(cases[i]);
 }
 
 /* A line wider than the cut after it says the text is not cut there: no more joins. */
