@@ -392,11 +392,19 @@ static bool starts(const char *s, size_t n, const char *what)
 
 /* A frame's source line: "raise ValueError(f"...")" under the innermost frame names the
  * exception a log cut there never shows, and is the line to show for it (the last such
- * line counts; a frame after it clears the flag, and an exception line replaces both). */
+ * line counts; a frame after it clears the flag, and an exception line replaces both).
+ * An assert statement raises AssertionError the same way ("assert len(x) == 1 + 2 * n"). */
 static void source_line(ldxi_fail_block *o, const char *s, size_t n, const char *line, size_t len,
                         uint64_t lineno)
 {
     size_t i = blanks(s, n);
+    if (starts(s + i, n - i, "assert ") || starts(s + i, n - i, "assert(")) {
+        if (!o->raising) o->what_before = o->ev.what;
+        copy_span(o->ev.type, sizeof o->ev.type, "AssertionError", strlen("AssertionError"));
+        keep_line(&o->ev.what, line, len, lineno);
+        o->raising = true;
+        return;
+    }
     if (!starts(s + i, n - i, "raise ")) return;
     i += 6;
     size_t t = i;

@@ -601,6 +601,11 @@ static void test_cut_at_raise(void **state)
                         "  File \"/usr/lib/python3.11/site-packages/x.py\", line 5, in f\n",
                         1, NULL,
                         "a traceback the log ends inside, before its exception (in main, /home/u/train.py:40)");
+    /* an assert statement raises AssertionError; a paste that starts at the frames and ends on it */
+    expect_unclassified("  File \"/home/u/openpifpaf/network/losses.py\", line 228, in forward\n"
+                        "    assert len(x) == 1 + 2 * self.n_vectors + self.n_scales\n",
+                        2, NULL,
+                        "AssertionError raised in forward (/home/u/openpifpaf/network/losses.py:228); the log ends before its message");
 }
 
 /* A traceback pasted with its line ends lost: one line holds header, frames, source text
