@@ -397,23 +397,27 @@ static bool starts(const char *s, size_t n, const char *what)
 static void source_line(ldxi_fail_block *o, const char *s, size_t n, const char *line, size_t len,
                         uint64_t lineno)
 {
+    static const char assertion[] = "AssertionError";
     size_t i = blanks(s, n);
+    const char *type;
+    size_t tlen;
     if (starts(s + i, n - i, "assert ") || starts(s + i, n - i, "assert(")) {
-        if (!o->raising) o->what_before = o->ev.what;
-        copy_span(o->ev.type, sizeof o->ev.type, "AssertionError", strlen("AssertionError"));
-        keep_line(&o->ev.what, line, len, lineno);
-        o->raising = true;
+        type = assertion;
+        tlen = sizeof assertion - 1;
+    } else if (starts(s + i, n - i, "raise ")) {
+        i += 6;
+        size_t t = i;
+        while (t < n && (isalnum((unsigned char)s[t]) || s[t] == '_' || s[t] == '.')) t++;
+        /* the type ends at its call or the line's end: "raise ValueError(...)", "raise
+         * StopTraining"; a name of the script's own ("raise err") is no type */
+        if (t == i || (t < n && s[t] != '(') || !isupper((unsigned char)s[i])) return;
+        type = s + i;
+        tlen = t - i;
+    } else {
         return;
     }
-    if (!starts(s + i, n - i, "raise ")) return;
-    i += 6;
-    size_t t = i;
-    while (t < n && (isalnum((unsigned char)s[t]) || s[t] == '_' || s[t] == '.')) t++;
-    /* the type ends at its call or the line's end: "raise ValueError(...)", "raise
-     * StopTraining"; a name of the script's own ("raise err") is no type */
-    if (t == i || (t < n && s[t] != '(') || !isupper((unsigned char)s[i])) return;
     if (!o->raising) o->what_before = o->ev.what;
-    copy_span(o->ev.type, sizeof o->ev.type, s + i, t - i);
+    copy_span(o->ev.type, sizeof o->ev.type, type, tlen);
     keep_line(&o->ev.what, line, len, lineno); /* the evidence: where it was raised */
     o->raising = true;
 }
