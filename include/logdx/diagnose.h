@@ -60,6 +60,8 @@ typedef struct {
     double first, last;
     double *values;      /* a sample of the series, in order */
     size_t nvalues;
+    bool bytes;          /* the log wrote the values with a byte unit ("11.2 GiB", "812MB"):
+                          * show them so; otherwise they are plain numbers (a loss scale) */
 } ldx_trend;
 
 typedef struct {

@@ -27,6 +27,7 @@ typedef struct {
  * run on every progress line of a healthy run. */
 #define LDX_TAIL_MAX 1000
 #define LDX_TAIL_TEXT 4096
+#define LDX_BELOW_MAX 20
 
 typedef struct {
     const char *name;
@@ -40,6 +41,9 @@ typedef struct {
     double weight;
     bool caseless;
     unsigned tail;      /* 0: matched on every line; else only on the log's last this many */
+    unsigned below;     /* 0, or the line heads a report whose next this many lines name what
+                         * failed ("EI9999: Inner Error!" over CANN's reason): another rule's
+                         * evidence there explains it (unclassified-failure) */
     const char *where;  /* NULL, or what the captures' numbers must be for a line to count
                            ("skipped >= 2"): the first match on a line is the one tested */
     unsigned line, col; /* where the pattern stands in its file */

@@ -162,6 +162,7 @@ static int rules_show(cli_opts *o)
                s->role == LDX_SIGNAL_SYMPTOM ? "symptom" : "context", s->weight, s->pattern,
                s->caseless ? "  (caseless)" : "");
         if (s->tail) printf("  (the last %u lines)", s->tail);
+        if (s->below) printf("  (its reason in the %u lines below)", s->below);
         if (s->where) printf("  where %s", s->where);
         if (s->lookup_table)
             printf("  (%s looked up in table %s%s%s)", s->lookup_capture, s->lookup_table,

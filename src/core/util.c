@@ -237,6 +237,16 @@ static const char *fast_decimal(const char *p, const char *end, double *out)
     return p;
 }
 
+bool ldxi_has_byte_unit(const char *s)
+{
+    if (!s) return false;
+    size_t n = strlen(s);
+    double v;
+    while (n && isspace((unsigned char)s[n - 1])) n--;
+    /* a number's exponent ends in a digit; a unit ldxi_parse_quantity accepts, in a letter */
+    return n && isalpha((unsigned char)s[n - 1]) && ldxi_parse_quantity(s, n, &v);
+}
+
 bool ldxi_parse_quantity(const char *s, size_t n, double *out)
 {
     /* the common case first: a counter or a loss value ("3.118420E+00") and nothing

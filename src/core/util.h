@@ -92,4 +92,7 @@ ldx_status ldxi_buf_printf(ldx_buf *b, const char *fmt, ...)
  * trailing blanks are allowed; any other trailing text makes it not a number. */
 bool ldxi_parse_quantity(const char *s, size_t n, double *out);
 
+/* Whether s, a number ldxi_parse_quantity reads, carries its byte unit ("812MiB", "1.2 GB"). */
+bool ldxi_has_byte_unit(const char *s);
+
 #endif

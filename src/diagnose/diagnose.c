@@ -106,6 +106,8 @@ static void collect_trends(const ldxi_cond *c, trend_ctx *t)
             tr->points = se->n;
             tr->first = se->first;
             tr->last = se->last;
+            tr->bytes = ss->nfirst && ss->first[0].caps &&
+                        ldxi_has_byte_unit(ss->first[0].caps[c->cap]);
             tr->values = malloc(se->nsamples * sizeof(double));
             if (tr->values) {
                 memcpy(tr->values, se->samples, se->nsamples * sizeof(double));

@@ -116,21 +116,25 @@ static bool explained(ldx_scanner *s, const ldx_diagnosis *d, const ldxi_rule *c
 /* A line that ends in a colon goes on below: an exception line read alone ("XGBoostError:
  * [10:45:01] .../result.cc:83: [coll.cu:203|10:45:01]:" over its chain of reasons, "- [coll.cu:162
  * |...]: NCCL timeout: 1800s.") says what failed in the lines after it, and another rule's
- * evidence there explains it; not the evidence of a rule that follows from a failure (a
- * launcher's "Rank 0 crashed with exit code 1" under Hydra's "Error in call to target ...:"),
- * which is this failure's consequence. */
+ * evidence there explains it; so does a line of a signal with `below: N`, a report's heading
+ * whose reason follows (CANN's "EI9999: Inner Error!"), whatever rule reads that reason. Under a
+ * colon, not the evidence of a rule that follows from a failure (a launcher's "Rank 0 crashed
+ * with exit code 1" under Hydra's "Error in call to target ...:"), which is this failure's
+ * consequence. */
 #define CONTINUED_SPAN 4
 static bool explained_below(const ldx_diagnosis *d, const ldxi_rule *const *rules, size_t n, size_t self,
-                            uint64_t line, const char *text)
+                            uint64_t line, const char *text, unsigned below)
 {
     size_t len = ldxi_trimmed_len(text, strlen(text));
-    if (!len || text[len - 1] != ':') return false;
+    uint64_t span = len && text[len - 1] == ':' ? CONTINUED_SPAN : 0;
+    if (below > span) span = below;
+    if (!span) return false;
     for (size_t j = 0; j < n; j++) {
         if (j == self || !strcmp(d[j].rule->klass, LDXI_UNCLASSIFIED)) continue;
-        if (ldxi_rule_cause(rules[j], rules[self], NULL)) continue;
+        if (!below && ldxi_rule_cause(rules[j], rules[self], NULL)) continue;
         for (size_t e = 0; e < d[j].nevidence; e++) {
             uint64_t at = d[j].evidence[e].line;
-            if (at > line && at - line <= CONTINUED_SPAN) return true;
+            if (at > line && at - line <= span) return true;
         }
     }
     return false;
@@ -452,7 +456,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                 if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
                 const char *text = c[i].hit->text ? c[i].hit->text : "";
                 if (explained(s, d, rules, n, ui, own_class, c[i].line, text) ||
-                    explained_below(d, rules, n, ui, c[i].line, text))
+                    explained_below(d, rules, n, ui, c[i].line, text, r->info.signals[c[i].sig].below))
                     continue;
             } else {
                 const ldxi_fail_event *ev = c[i].ev;

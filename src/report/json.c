@@ -164,6 +164,7 @@ static cJSON *diagnosis(const ldx_diagnosis *d)
             cJSON_AddNumberToObject(to, "points", (double)t->points);
             cJSON_AddNumberToObject(to, "first", t->first);
             cJSON_AddNumberToObject(to, "last", t->last);
+            cJSON_AddBoolToObject(to, "bytes", t->bytes);
             cJSON *vals = cJSON_AddArrayToObject(to, "values");
             for (size_t k = 0; k < t->nvalues; k++)
                 cJSON_AddItemToArray(vals, cJSON_CreateNumber(t->values[k]));

@@ -77,7 +77,7 @@ void ldxi_format_quantity(double v, double scale, char *buf, size_t n)
 
 double ldxi_format_trend_ends(const ldx_trend *t, char *first, char *last, size_t n)
 {
-    double scale = fmax(fabs(t->first), fabs(t->last));
+    double scale = t->bytes ? fmax(fabs(t->first), fabs(t->last)) : 0;
     ldxi_format_quantity(t->first, scale, first, n);
     ldxi_format_quantity(t->last, scale, last, n);
     return scale;

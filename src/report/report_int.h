@@ -50,7 +50,7 @@ char *ldxi_base64_decode(const char *s);
 
 /* The version of the json/jsonl contract, docs/json.md and docs/schema/: the minor
  * number grows when fields are added, the major one when a field changes or goes. */
-#define LDXI_JSON_SCHEMA_VERSION "1.1"
+#define LDXI_JSON_SCHEMA_VERSION "1.2"
 
 /* JSON pieces shared by the JSON-based formats (json.c). */
 struct cJSON;

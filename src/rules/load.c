@@ -35,8 +35,8 @@ static const char *const top_keys[] = {
     "id", "title", "class", "category", "severity", "level", "tags", "affects", "related",
     "caused_by", "signals", "condition", "summary", "symptoms", "root_cause", "fix",
     "verify", "references", "examples", "advice", NULL};
-static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", "tail", "where",
-                                          "lookup", NULL};
+static const char *const signal_keys[] = {"pattern", "flags", "weight", "role", "tail", "below",
+                                          "where", "lookup", NULL};
 static const char *const lookup_keys[] = {"table", "capture", "only", NULL};
 static const char *const symptom_keys[] = {"symptom", "why", NULL};
 static const char *const example_keys[] = {"match", "no_match", NULL};
@@ -629,6 +629,16 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
                                 "matched on the log's last lines only)", LDX_TAIL_MAX);
             else
                 s->tail = (unsigned)t;
+        }
+        const ldxi_ynode *bl = ldxi_ymap_get(v, "below");
+        if (bl) {
+            char *end = NULL;
+            long t = bl->kind == LDXI_YSCALAR ? strtol(bl->str, &end, 10) : 0;
+            if (!end || *end || t < 1 || t > LDX_BELOW_MAX)
+                error_at(c, bl, "below must be a number of lines from 1 to %d (the lines under the "
+                                "signal's that name what failed)", LDX_BELOW_MAX);
+            else
+                s->below = (unsigned)t;
         }
         const ldxi_ynode *f = ldxi_ymap_get(v, "flags");
         if (f) {

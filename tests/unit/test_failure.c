@@ -16,6 +16,7 @@ static const char *const texts[] = {
          "  exit_status: {pattern: 'exit code (?<code>-?\\d+)', where: 'code != 0'}\n"
          "  exception_line: {pattern: '^(?:\\([^()]{0,80}pid=\\d+[^()]{0,60}\\) |[\\w.-]{1,64} +\\| |"
          "[A-Z][a-z]{2} +\\d{1,2} \\d\\d:\\d\\d:\\d\\d \\S+ [^\\s:]+: )?(?:[a-z_]\\w*\\.)*[A-Z]\\w*(?:Error|Exception): \\S'}\n",
+         "  heading: {pattern: '^E[A-Z0-9]9999: Inner Error!', weight: 1, below: 6}\n"
          ""),
     RULE("t-oom", "cuda_oom", "high", "  oom: {pattern: 'CUDA out of memory', weight: 3}\n", ""),
     RULE("t-tok", "tokenizer_sequence_too_long", "low",
@@ -24,12 +25,15 @@ static const char *const texts[] = {
          "  child: {pattern: 'ChildFailedError'}\n", "caused_by: [unclassified_failure]\n"),
     RULE("t-lib", "unclassified_failure", "high",
          "  lib: {pattern: 'LibError: could not load \\w+', weight: 3}\n", ""),
+    RULE("t-coll", "collective_timeout", "medium",
+         "  hccl: {pattern: 'task timeout occurred during task execution'}\n",
+         "caused_by: [unclassified_failure]\n"),
 };
-static const char *const names[] = {"u.yaml", "o.yaml", "t.yaml", "c.yaml", "l.yaml"};
+static const char *const names[] = {"u.yaml", "o.yaml", "t.yaml", "c.yaml", "l.yaml", "h.yaml"};
 
 static ldx_ruleset *ruleset(const char *engine)
 {
-    ldx_ruleset *rs = compile_rule_texts(names, texts, NULL, 5, engine, false, NULL, 0);
+    ldx_ruleset *rs = compile_rule_texts(names, texts, NULL, 6, engine, false, NULL, 0);
     assert_non_null(rs);
     return rs;
 }
@@ -766,6 +770,27 @@ static void test_consequence_below(void **state)
                         1, NULL, NULL);
 }
 
+/* A heading whose reason stands below it (a signal with `below:`, CANN's "Inner Error!") is
+ * explained by the rule that reads the reason, even one that names unclassified_failure as its
+ * cause; with nothing read below, the heading stands. */
+static void test_heading_below(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < sizeof engines / sizeof *engines; e++) {
+        ldx_ruleset *rs = ruleset(engines[e]);
+        ldx_file_report *fr = analyze_text(
+            rs, "EI9999: Inner Error!\n"
+                "EI9999: 2024-10-21-10:42:00.204.495  The error from device(chipId:2, dieId:0), serial number is 9, "
+                "hccl fftsplus task timeout occurred during task execution, stream_id:5, timeout:30min(default).\n");
+        assert_non_null(find(fr, "collective_timeout", NULL));
+        assert_null(find(fr, "unclassified_failure", NULL));
+        ldx_file_report_destroy(fr);
+        ldx_ruleset_destroy(rs);
+    }
+    expect_unclassified("EI9999: Inner Error!\nEI9999: 2024-10-21-10:42:00.204.495  an unknown reason\n", 1,
+                        NULL, NULL);
+}
+
 /* Ray names the exception a remote task raised in parentheses after its own type. */
 static void test_wrapped_type(void **state)
 {
@@ -796,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_message_below),
         cmocka_unit_test(test_message_goes_on),
         cmocka_unit_test(test_consequence_below),
+        cmocka_unit_test(test_heading_below),
         cmocka_unit_test(test_wrapped_type),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
