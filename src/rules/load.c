@@ -562,6 +562,21 @@ static void load_lookup(ctx *c, const ldxi_ynode *v, ldx_signal_info *si)
     si->only_values.n = n;
 }
 
+/* A signal's key that counts lines (tail, below): a whole number from 1 to max, or an error
+ * saying what the lines are. */
+static void line_count(ctx *c, const ldxi_ynode *sig, const char *key, long max, const char *what,
+                       unsigned *out)
+{
+    const ldxi_ynode *n = ldxi_ymap_get(sig, key);
+    if (!n) return;
+    char *end = NULL;
+    long t = n->kind == LDXI_YSCALAR ? strtol(n->str, &end, 10) : 0;
+    if (!end || *end || t < 1 || t > max)
+        error_at(c, n, "%s must be a number of lines from 1 to %ld (%s)", key, max, what);
+    else
+        *out = (unsigned)t;
+}
+
 static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
 {
     const ldxi_ynode *sigs = ldxi_ymap_get(root, "signals");
@@ -620,26 +635,10 @@ static void load_signals(ctx *c, const ldxi_ynode *root, ldxi_rule *r)
             else
                 s->weight = d;
         }
-        const ldxi_ynode *tl = ldxi_ymap_get(v, "tail");
-        if (tl) {
-            char *end = NULL;
-            long t = tl->kind == LDXI_YSCALAR ? strtol(tl->str, &end, 10) : 0;
-            if (!end || *end || t < 1 || t > LDX_TAIL_MAX)
-                error_at(c, tl, "tail must be a number of lines from 1 to %d (the signal is "
-                                "matched on the log's last lines only)", LDX_TAIL_MAX);
-            else
-                s->tail = (unsigned)t;
-        }
-        const ldxi_ynode *bl = ldxi_ymap_get(v, "below");
-        if (bl) {
-            char *end = NULL;
-            long t = bl->kind == LDXI_YSCALAR ? strtol(bl->str, &end, 10) : 0;
-            if (!end || *end || t < 1 || t > LDX_BELOW_MAX)
-                error_at(c, bl, "below must be a number of lines from 1 to %d (the lines under the "
-                                "signal's that name what failed)", LDX_BELOW_MAX);
-            else
-                s->below = (unsigned)t;
-        }
+        line_count(c, v, "tail", LDX_TAIL_MAX, "the signal is matched on the log's last lines only",
+                   &s->tail);
+        line_count(c, v, "below", LDX_BELOW_MAX, "the lines under the signal's that name what failed",
+                   &s->below);
         const ldxi_ynode *f = ldxi_ymap_get(v, "flags");
         if (f) {
             if (f->kind != LDXI_YSEQ) {
