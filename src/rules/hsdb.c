@@ -31,7 +31,7 @@ static const char *const specials[LDXI_HS_NSPECIAL] = {
      * not depend on digits, or a 400 line after a 200 of its template would be missed);
      * a Python warning's first line, whose message may hold an exception's text; a loop's
      * "Skipping <input> due to <Type>: ..." after an input's traceback */
-    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|\", line \\d|above exception|WON'T CONVERT |Fallback to PyTorch due to exception|env resulted in an error! The original error is|failed due to insufficient GPU memory\\. Falling back to |Warning: |Skipping |HTTP/[\\d.]+\" \\d\\d\\d\\b",
+    "Traceback \\(most recent call last\\)|Exception ignored in|Triton is not available, some optimizations will not be enabled|Error on request:|Exception in ASGI application|terminate called after throwing|Fatal Python error|\", line \\d|above exception|WON'T CONVERT |Fallback to PyTorch due to exception|env resulted in an error! The original error is|failed due to insufficient GPU memory\\. Falling back to |An exception occurred in telemetry logging\\.|Warning: |Skipping |HTTP/[\\d.]+\" \\d\\d\\d\\b",
 };
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)

@@ -61,7 +61,10 @@ enum { MODE_TRACEBACK = 1, MODE_WHAT, MODE_FAULT, MODE_MESSAGE };
  * announces its CPU fallback, then prints the OOM it caught ("Prediction with
  * perform_everything_on_gpu=True failed due to insufficient GPU memory. Falling back to
  * perform_everything_on_gpu=False. Not a big deal, just slower...", "Error:", the traceback).
- * The prefilter's failure special (rules/hsdb.c) names them too. */
+ * iopath's PathManager (iopath/common/file_io.py __log_tmetry_keys, logger.exception) turns its
+ * telemetry off after any exception in it ("An exception occurred in telemetry logging.Disabling
+ * telemetry to prevent further exceptions.", then the traceback), under detectron2's checkpoint
+ * and dataset loading. The prefilter's failure special (rules/hsdb.c) names them too. */
 static const char *const quiet_announcements[] = {
     "Exception ignored in",
     "Triton is not available, some optimizations will not be enabled",
@@ -71,6 +74,7 @@ static const char *const quiet_announcements[] = {
     "Fallback to PyTorch due to exception",
     "env resulted in an error! The original error is",
     "failed due to insufficient GPU memory. Falling back to ",
+    "An exception occurred in telemetry logging.",
 };
 /* A Python warning as warnings.formatwarning prints it (Lib/warnings.py, 2.x-3.14:
  * "%s:%s: %s: %s\n" % (filename, lineno, category.__name__, message), then "  %s\n" % the

@@ -344,6 +344,18 @@ static void test_not_failures(void **state)
                  "back to perform_everything_on_gpu=False. Not a big deal, just slower...\n", 0);
         expect_filled(rs, nnunet, "predicting la_019\n", 1);
 
+        /* iopath turns its telemetry off after an exception in it and logs that exception; the
+         * same traceback without the announcement is a failure */
+        static const char iopath[] =
+            "%s"
+            "Traceback (most recent call last):\n"
+            "  File \"/opt/conda/lib/python3.8/site-packages/iopath/common/event_logger.py\", line 97, in log_event\n"
+            "    del self._evt\n"
+            "AttributeError: _evt\n";
+        expect_filled(rs, iopath,
+                 "An exception occurred in telemetry logging.Disabling telemetry to prevent further exceptions.\n", 0);
+        expect_filled(rs, iopath, "loading annotations into memory...\n", 1);
+
         /* a warning whose message holds an exception's text (stable-baselines3's save_util.py) is
          * no failure once its source line comes; the same exception line without the source line,
          * or a traceback right after the warning, is one */
