@@ -394,6 +394,19 @@ static bool describe(ldx_scanner *s, ldx_diagnosis *u, const ldxi_rule *r, const
     return true;
 }
 
+/* The last line a context signal whose name starts with prefix hit, 0: none. */
+static uint64_t last_context(ldx_scanner *s, const ldxi_rule *r, const char *prefix)
+{
+    uint64_t at = 0;
+    for (size_t k = 0; k < r->info.nsignals; k++)
+        if (r->info.signals[k].role == LDX_SIGNAL_CONTEXT &&
+            !strncmp(r->info.signals[k].name, prefix, strlen(prefix))) {
+            uint64_t last = ldxi_sigstate_last_line(ldxi_scanner_state(s, r->index, k));
+            if (last > at) at = last;
+        }
+    return at;
+}
+
 bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                               const ldxi_rule *const *rules, size_t n, uint64_t lines,
                               const ldx_launcher_info *launcher)
@@ -428,18 +441,18 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
     qsort(c, m, sizeof *c, cand_cmp);
     /* the job's own word that it completed (context signals named succeeded*): an exit report
      * before it was a replica that its controller restarted, not how the job ended */
-    uint64_t succeeded = 0;
-    for (size_t k = 0; k < r->info.nsignals; k++)
-        if (r->info.signals[k].role == LDX_SIGNAL_CONTEXT && !strncmp(r->info.signals[k].name, "succeeded", 9)) {
-            uint64_t last = ldxi_sigstate_last_line(ldxi_scanner_state(s, r->index, k));
-            if (last > succeeded) succeeded = last;
-        }
+    uint64_t succeeded = last_context(s, r, "succeeded");
+    /* a launcher's word that it restarts the workers after a failure (context signals named
+     * restarted*: torchelastic's "will restart worker group"): what failed before it was
+     * recovered from; a failure of the restarted run comes after it */
+    uint64_t restarted = last_context(s, r, "restarted");
     /* an exit report says only "it failed": the rule's other evidence (the exception an IPython
      * traceback ends in, below its header) goes first, the report where there is none */
     const candidate *pick = NULL;
     for (int pass = 0; pass < 2 && !pick; pass++) {
         for (size_t i = 0; i < m && !pick; i++) {
             if ((c[i].hit && exit_report(r, c[i].sig)) != (pass == 1)) continue;
+            if (c[i].line < restarted) continue;
             if (c[i].hit) {
                 /* a line the reader read as part of a block is its to judge */
                 bool read = false;

@@ -208,6 +208,9 @@ static ldx_status read_trend(reader *r, const ldx_rule_info *ri, const cJSON *to
     t->points = u64(to, "points");
     num(to, "first", &t->first);
     num(to, "last", &t->last);
+    /* a report of schema 1.1 does not say: its numbers are shown by their size, as it showed them */
+    const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(to, "bytes");
+    t->bytes = bytes ? cJSON_IsTrue(bytes) : true;
     const cJSON *vals = cJSON_GetObjectItemCaseSensitive(to, "values");
     size_t n = cJSON_IsArray(vals) ? (size_t)cJSON_GetArraySize(vals) : 0;
     if (n && !(t->values = malloc(n * sizeof *t->values))) return LDX_ENOMEM;
