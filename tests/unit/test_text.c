@@ -177,6 +177,21 @@ static void test_quantities(void **state)
     assert_false(ldxi_parse_quantity("GiB", 3, &v));
 }
 
+/* A trend shows bytes only where the log wrote a byte unit: a loss scale of 2**32 is a plain
+ * number, "11.2 GiB" and "812MiB" are bytes. */
+static void test_byte_units(void **state)
+{
+    (void)state;
+    assert_true(ldxi_has_byte_unit("11.2 GiB"));
+    assert_true(ldxi_has_byte_unit("812MiB"));
+    assert_true(ldxi_has_byte_unit("4770354232 bytes "));
+    assert_false(ldxi_has_byte_unit("4294967296"));
+    assert_false(ldxi_has_byte_unit("1.2e10"));
+    assert_false(ldxi_has_byte_unit("12 apples"));
+    assert_false(ldxi_has_byte_unit(""));
+    assert_false(ldxi_has_byte_unit(NULL));
+}
+
 /* Plain decimals read exactly as strtod reads them (the fast path must not change a
  * single bit), over many shapes: signs, leading zeros, fractions, exponents, lengths on
  * both sides of the fast path's limits. */
@@ -219,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_display_text),
         cmocka_unit_test(test_quantities),
+        cmocka_unit_test(test_byte_units),
         cmocka_unit_test(test_decimals_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
