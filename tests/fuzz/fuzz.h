@@ -29,6 +29,10 @@ int fuzz_memfd(const void *data, size_t len);
 /* data gzip-compressed into a malloc'd buffer (*outlen bytes), or NULL. */
 unsigned char *fuzz_gzip(const void *data, size_t len, size_t *outlen);
 
+/* What gzip data[0..len) decodes to as far as it goes (a stream cut short decodes to a
+ * prefix of its text), malloc'd (*outlen bytes), or NULL. */
+unsigned char *fuzz_gunzip_prefix(const void *data, size_t len, size_t *outlen);
+
 /* Prints the report in every format into memory, each twice (plain and coloured, full
  * and quiet), and checks what can be checked without a schema: the JSON and SARIF
  * documents parse, the JUnit XML holds no control bytes, no output holds a NUL. */

@@ -235,15 +235,23 @@ static void differential(const uint8_t *data, size_t size, const lines *ref)
         same(ref, &gz, ref->n);
         free(gz.v);
     }
-    /* cut short: the lines before the cut, then an error (never a crash or a hang) */
+    /* cut short: the lines of the text decoded before the cut, then an error (never a
+     * crash or a hang). Of that text, not of the whole: what says whether rows of a
+     * hard-wrapped paste are joined is the text the reader has, and a cut one has less. */
     size_t cut = zlen > 2 ? (size_t)(crc32_z(0L, data, size) % (zlen - 2)) + 2 : 0;
-    if (cut && read_fd(z, cut, &gz)) {
+    size_t plen;
+    unsigned char *prefix = cut ? fuzz_gunzip_prefix(z, cut, &plen) : NULL;
+    if (prefix && read_fd(z, cut, &gz)) {
         FUZZ_CHECK(gz.end == LDX_EIO); /* the magic bytes are there: inflated, and cut */
+        FUZZ_CHECK(plen <= size && !memcmp(prefix, data, plen));
+        lines pre = read_mem(prefix, plen, 0);
         size_t whole = gz.n ? gz.n - 1 : 0;           /* the last may be cut */
-        if (whole > ref->n) whole = ref->n;
-        same(ref, &gz, whole);
+        if (whole > pre.n) whole = pre.n;
+        same(&pre, &gz, whole);
+        free(pre.v);
         free(gz.v);
     }
+    free(prefix);
     free(z);
 }
 

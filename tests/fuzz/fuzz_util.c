@@ -58,6 +58,38 @@ unsigned char *fuzz_gzip(const void *data, size_t len, size_t *outlen)
     return out;
 }
 
+unsigned char *fuzz_gunzip_prefix(const void *data, size_t len, size_t *outlen)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    *outlen = 0;
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return NULL;
+    size_t cap = 4096, n = 0;
+    unsigned char *out = malloc(cap);
+    if (!out) {
+        inflateEnd(&z);
+        return NULL;
+    }
+    z.next_in = (Bytef *)(uintptr_t)data;
+    z.avail_in = (uInt)len;
+    for (;;) {
+        if (n == cap) {
+            unsigned char *grown = realloc(out, cap * 2);
+            if (!grown) break;
+            out = grown;
+            cap *= 2;
+        }
+        z.next_out = out + n;
+        z.avail_out = (uInt)(cap - n);
+        int rc = inflate(&z, Z_SYNC_FLUSH);
+        n = cap - z.avail_out;
+        if (rc != Z_OK || (z.avail_in == 0 && z.avail_out > 0)) break;
+    }
+    inflateEnd(&z);
+    *outlen = n;
+    return out;
+}
+
 void fuzz_render(const ldx_file_report *fr)
 {
     ldx_msgs *none;
