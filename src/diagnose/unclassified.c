@@ -407,6 +407,17 @@ static uint64_t last_context(ldx_scanner *s, const ldxi_rule *r, const char *pre
     return at;
 }
 
+/* Ray's dual exception type (python/ray/exceptions.py RayTaskError.make_dual_exception_type,
+ * RayTaskError.__str__): "ray.exceptions.RayTaskError(RuntimeError): ray::Actor.f() (pid=.., ip=..)"
+ * heads the remote task's traceback, whose own last line carries the exception again. */
+static bool ray_task_wrapper(const char *text)
+{
+    const char *p = strstr(text, "RayTaskError(");
+    if (!p) return false;
+    const char *q = strchr(p, ')');
+    return q && !strncmp(q, "): ray::", 8);
+}
+
 bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                               const ldxi_rule *const *rules, size_t n, uint64_t lines,
                               const ldx_launcher_info *launcher)
@@ -465,6 +476,10 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                     !strcmp(name, "terminate") || !strcmp(name, "fatal_python"))
                     continue;
                 if (exit_report(r, c[i].sig) && (others || c[i].line < succeeded)) continue;
+                /* the wrapper above a remote traceback: the exception it carries is judged where
+                 * the traceback ends (another rule may name it); only a paste cut before that
+                 * end leaves the wrapper to stand for it */
+                if (c[i].hit->text && ray_task_wrapper(c[i].hit->text) && c[m - 1].line > c[i].line) continue;
                 /* a crash the log goes on long after, with nothing ending there, was a child's */
                 if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
                 const char *text = c[i].hit->text ? c[i].hit->text : "";
