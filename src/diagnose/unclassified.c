@@ -40,6 +40,13 @@ static bool exit_report(const ldxi_rule *r, size_t k)
     return strncmp(r->info.signals[k].name, "exit", 4) == 0;
 }
 
+/* Signals whose name starts with "wrapper" read a line that announces an exception the log
+ * prints again further down (Ray's dual type above its remote traceback). */
+static bool wrapper_report(const ldxi_rule *r, size_t k)
+{
+    return strncmp(r->info.signals[k].name, "wrapper", 7) == 0;
+}
+
 /* The fallback rule: the one whose signals stand for the failure reader's blocks (a
  * signal named "traceback"), beside specific rules of the class (a CUDA library that
  * cannot be loaded), which name what they saw. */
@@ -407,17 +414,6 @@ static uint64_t last_context(ldx_scanner *s, const ldxi_rule *r, const char *pre
     return at;
 }
 
-/* Ray's dual exception type (python/ray/exceptions.py RayTaskError.make_dual_exception_type,
- * RayTaskError.__str__): "ray.exceptions.RayTaskError(RuntimeError): ray::Actor.f() (pid=.., ip=..)"
- * heads the remote task's traceback, whose own last line carries the exception again. */
-static bool ray_task_wrapper(const char *text)
-{
-    const char *p = strstr(text, "RayTaskError(");
-    if (!p) return false;
-    const char *q = strchr(p, ')');
-    return q && !strncmp(q, "): ray::", 8);
-}
-
 bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                               const ldxi_rule *const *rules, size_t n, uint64_t lines,
                               const ldx_launcher_info *launcher)
@@ -479,7 +475,7 @@ bool ldxi_unclassified_settle(ldx_scanner *s, size_t ui, ldx_diagnosis *d,
                 /* the wrapper above a remote traceback: the exception it carries is judged where
                  * the traceback ends (another rule may name it); only a paste cut before that
                  * end leaves the wrapper to stand for it */
-                if (c[i].hit->text && ray_task_wrapper(c[i].hit->text) && c[m - 1].line > c[i].line) continue;
+                if (wrapper_report(r, c[i].sig) && c[m - 1].line > c[i].line) continue;
                 /* a crash the log goes on long after, with nothing ending there, was a child's */
                 if (lines - c[i].line > TERMINAL_SPAN && last_end <= c[i].line) continue;
                 const char *text = c[i].hit->text ? c[i].hit->text : "";
